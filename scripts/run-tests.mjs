@@ -1,0 +1,26 @@
+// Runs every *.test.ts under src/ with Node's test runner (TypeScript through tsx).
+// Usage: node scripts/run-tests.mjs [substring …]  — only files whose path contains one of them.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+function walk(dir, out = []) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (e.name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+const filters = process.argv.slice(2);
+const files = walk('src').sort().filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const r = spawnSync(process.execPath, [
+  '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000',
+  '--test-reporter=spec', ...files,
+], { stdio: 'inherit', env: { ...process.env, TOOLGATE_LOG_LEVEL: process.env.TOOLGATE_LOG_LEVEL ?? 'warn' } });
+process.exit(r.status ?? 1);

@@ -1,0 +1,67 @@
+import { mkdirSync, openSync, fstatSync, readSync, writeSync, fsyncSync, closeSync, writeFileSync, renameSync } from 'node:fs';
+import path from 'node:path';
+import { GENESIS, hashLine, type AuditRecord } from './record.js';
+
+function lastLineOf(fd: number, size: number): string | null {
+  if (size === 0) return null;
+  let chunk = 64 * 1024;
+  for (;;) {
+    const start = Math.max(0, size - chunk);
+    const buf = Buffer.alloc(size - start);
+    readSync(fd, buf, 0, buf.length, start);
+    const text = buf.toString('utf8').replace(/\n+$/, '');
+    const nl = text.lastIndexOf('\n');
+    if (nl >= 0 || start === 0) return nl >= 0 ? text.slice(nl + 1) : text;
+    chunk *= 4;
+  }
+}
+
+/**
+ * Appends one JSON line per call with a hash chain. Writes are synchronous appends to
+ * an O_APPEND descriptor, done before the result is returned, so an acknowledged record
+ * survives a crash of the server (fsync on request survives a crash of the machine).
+ * If another process appended meanwhile (toolgate call beside a server), the chain
+ * continues from the line actually last in the file.
+ */
+export class AuditWriter {
+  private fd: number;
+  private prev = GENESIS;
+  private knownSize = 0;
+  readonly headPath: string;
+
+  constructor(readonly file: string, private readonly fsync = false) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.fd = openSync(file, 'a+', 0o600);
+    this.headPath = `${file}.head`;
+    this.resync();
+  }
+
+  private resync(): void {
+    const size = fstatSync(this.fd).size;
+    const last = lastLineOf(this.fd, size);
+    this.prev = last ? hashLine(last) : GENESIS;
+    this.knownSize = size;
+  }
+
+  append(rec: Omit<AuditRecord, 'prev_hash'>): string {
+    if (fstatSync(this.fd).size !== this.knownSize) this.resync();
+    const line = JSON.stringify({ ...rec, prev_hash: this.prev });
+    const buf = Buffer.from(line + '\n', 'utf8');
+    writeSync(this.fd, buf);
+    if (this.fsync) fsyncSync(this.fd);
+    this.knownSize += buf.length;
+    this.prev = hashLine(line);
+    this.writeHead();
+    return this.prev;
+  }
+
+  private writeHead(): void {
+    const tmp = `${this.headPath}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${this.prev} ${this.knownSize}\n`, { mode: 0o600 });
+    renameSync(tmp, this.headPath);
+  }
+
+  close(): void {
+    try { closeSync(this.fd); } catch { /* already closed */ }
+  }
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { auditVerify } from './cli/audit-cmd.js';
+import { callCommand } from './cli/call.js';
+import { COMMAND_HELP, MAIN_HELP } from './cli/help.js';
+import { policyCheck, policyValidate } from './cli/policy-cmd.js';
+import { serve } from './cli/serve.js';
+import { UsageError } from './cli/setup.js';
+import { toolsCommand } from './cli/tools-cmd.js';
+import { PolicyError } from './policy/load.js';
+import { VERSION } from './version.js';
+
+const OPTIONS = {
+  workspace: { type: 'string', multiple: true, short: 'w' },
+  policy: { type: 'string' },
+  profile: { type: 'string' },
+  mode: { type: 'string' },
+  'state-dir': { type: 'string' },
+  transport: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  args: { type: 'string' },
+  approve: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+const COMMANDS = new Set(['serve', 'call', 'tools', 'policy', 'audit', 'help']);
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  if (values.version) {
+    process.stdout.write(`toolgate ${VERSION}\n`);
+    return 0;
+  }
+  const [first, ...rest] = positionals;
+  const cmd = first ?? 'serve';
+  if (!COMMANDS.has(cmd)) throw new UsageError(`unknown command "${cmd}"; see toolgate --help`);
+  if (cmd === 'help' || values.help) {
+    const topic = cmd === 'help' ? rest[0] : first;
+    process.stdout.write(topic && COMMAND_HELP[topic] ? COMMAND_HELP[topic] : MAIN_HELP);
+    return 0;
+  }
+  switch (cmd) {
+    case 'serve':
+      await serve(values);
+      return -1; // keep running
+    case 'call':
+      if (!rest[0]) throw new UsageError('usage: toolgate call TOOL --args JSON [--approve]');
+      return callCommand(rest[0], values);
+    case 'tools':
+      return toolsCommand(values);
+    case 'policy':
+      if (rest[0] === 'check') return policyCheck(rest[1], values);
+      if (rest[0] === 'validate') return policyValidate(rest[1] ?? values.policy);
+      throw new UsageError('usage: toolgate policy check TOOL --args JSON | toolgate policy validate FILE');
+    case 'audit':
+      if (rest[0] === 'verify') return auditVerify(rest[1]);
+      throw new UsageError('usage: toolgate audit verify FILE');
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { if (code >= 0) process.exitCode = code; },
+  (e: unknown) => {
+    if (e instanceof UsageError || e instanceof PolicyError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`toolgate: ${(e as Error).message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`toolgate: ${(e as Error)?.stack ?? String(e)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

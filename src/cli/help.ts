@@ -1,0 +1,69 @@
+export const MAIN_HELP = `toolgate — an MCP server that gives an agent controlled tools on a folder,
+behind a policy gate, user approvals and an audit trail.
+
+Usage:
+  toolgate [serve] --workspace DIR [options]      serve MCP (stdio by default)
+  toolgate call TOOL --args JSON [--approve]      run one tool call, print the envelope
+  toolgate tools                                   the catalog: name, risk, permissions, decision
+  toolgate policy check TOOL --args JSON          the decision for a call and the rule that made it
+  toolgate policy validate FILE                    check a policy file (line and key of any fault)
+  toolgate audit verify FILE                       check an audit log's hash chain
+
+Options (serve, call, tools, policy check):
+  --workspace DIR     a root the agent may use; repeat for several. The ceiling: client
+                      MCP roots can narrow it, never widen it. Without it, the client's
+                      roots are the workspace; with neither, every call fails.
+  --policy FILE       policy YAML (see policy.example.yaml). Default: built-in rules.
+  --profile NAME      readonly | edit | full | a profile from the policy (overrides the file)
+  --mode MODE         interactive | ci (ci: nobody is asked; "ask" becomes ApprovalRequired)
+  --state-dir DIR     where the audit log and spilled output go (default <workspace>/.toolgate)
+  --transport T       stdio | http (default stdio)
+  --host H --port P   for --transport http (default 127.0.0.1:3333; needs TOOLGATE_TOKEN)
+  -h, --help          help for a command (toolgate call --help, …)
+  -v, --version       print the version
+
+Environment:
+  TOOLGATE_LOG_LEVEL  pino log level for stderr (default info); stdout carries only MCP messages
+  TOOLGATE_TOKEN      bearer token required by the HTTP transport
+
+Examples:
+  toolgate --workspace ~/code/app
+  toolgate call read_file --workspace . --args '{"path":"README.md","limit":20}'
+  toolgate policy check run_command --workspace . --policy toolgate.yaml --args '{"command":"npm test"}'
+`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  serve: `toolgate serve --workspace DIR [--policy FILE] [--profile NAME] [--mode interactive|ci]
+               [--state-dir DIR] [--transport stdio|http] [--host 127.0.0.1] [--port 3333]
+
+Serves MCP. With stdio (the default) stdout carries only protocol messages and logs go to
+stderr. Every tools/call passes validation, the policy gate, approval, the sandbox, and is
+written to the audit log (<state-dir>/audit.jsonl).
+`,
+  call: `toolgate call TOOL --args JSON [--approve] --workspace DIR [--policy FILE] [...]
+
+Runs one tool call through the same pipeline as the server and prints the result envelope
+(JSON) on stdout. Exit 0 when ok, 1 when the call failed. With --approve you, at the shell,
+are the approver: a call the policy would "ask" about runs (a "deny" still does not). This is
+what the replay line of an ApprovalRequired error runs.
+`,
+  tools: `toolgate tools [--workspace DIR] [--policy FILE] [--profile NAME] [--json]
+
+Lists every tool: name, version, risk, permissions, and the decision the policy gives a
+call that no path, command or domain rule covers (allow, ask, deny — deny means hidden).
+`,
+  policy: `toolgate policy check TOOL --args JSON --workspace DIR [--policy FILE] [--profile NAME]
+toolgate policy validate FILE
+
+check: prints the decision (allow | ask | deny), the rule that made it, and every part that
+was judged (each path, each simple command of a shell command, each domain). Nothing runs.
+validate: loads the file as the server would; exit 0 when valid, 2 with the line and key at
+fault when not.
+`,
+  audit: `toolgate audit verify FILE
+
+Checks that every line of an audit log is a JSON record chained to the line before
+(prev_hash) and that FILE.head names the last line. Exit 0 when intact; exit 1 naming the
+first bad line when a line was modified, removed, reordered or the tail was cut.
+`,
+};

@@ -1,0 +1,38 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createMcpSession } from '../server/mcp-server.js';
+import { setup, UsageError, type CommonFlags } from './setup.js';
+
+export interface ServeFlags extends CommonFlags {
+  transport?: string;
+  host?: string;
+  port?: string;
+}
+
+export async function serve(flags: ServeFlags): Promise<void> {
+  const transport = flags.transport ?? 'stdio';
+  if (transport !== 'stdio' && transport !== 'http') throw new UsageError(`--transport must be stdio or http, not "${transport}"`);
+  const { rt, ceiling, log } = await setup(flags);
+  if (!ceiling) log.warn('no --workspace given: the client\'s MCP roots will be the workspace; without them every call fails');
+  if (transport === 'http') {
+    const { serveHttp } = await import('../server/http.js');
+    await serveHttp(rt, ceiling, { host: flags.host ?? '127.0.0.1', port: Number(flags.port ?? 3333) });
+    return;
+  }
+  const mcp = createMcpSession(rt, ceiling);
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ why }, 'shutting down');
+    await mcp.close();
+    rt.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.stdin.on('end', () => void shutdown('stdin closed'));
+  const t = new StdioServerTransport();
+  t.onclose = () => void shutdown('transport closed');
+  await mcp.server.connect(t);
+  log.info({ roots: ceiling, policy: rt.policy.origin, profile: rt.policy.profile, mode: rt.policy.mode }, 'toolgate serving on stdio');
+}

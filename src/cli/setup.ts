@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { Runtime } from '../core/runtime.js';
+import { defaultPolicy, loadPolicyFile } from '../policy/load.js';
+import type { CompiledPolicy } from '../policy/types.js';
+import { createLogger } from '../logger.js';
+import { allTools } from '../tools/index.js';
+import { Workspace } from '../workspace/workspace.js';
+
+export interface CommonFlags {
+  workspace?: string[];
+  policy?: string;
+  profile?: string;
+  mode?: string;
+  'state-dir'?: string;
+}
+
+export class UsageError extends Error {}
+
+export async function loadPolicy(flags: CommonFlags, stateDir?: string): Promise<CompiledPolicy> {
+  const mode = flags.mode;
+  if (mode !== undefined && mode !== 'interactive' && mode !== 'ci') throw new UsageError(`--mode must be interactive or ci, not "${mode}"`);
+  const protectedAbs = [flags.policy ? path.resolve(flags.policy) : undefined, stateDir].filter((x): x is string => !!x);
+  const opts = { profile: flags.profile, mode: mode as 'interactive' | 'ci' | undefined, protectedAbs };
+  return flags.policy ? loadPolicyFile(path.resolve(flags.policy), opts) : defaultPolicy(opts);
+}
+
+export interface Setup {
+  rt: Runtime;
+  ceiling: string[] | null;
+  log: Logger;
+}
+
+/** Builds what serve, call, tools and policy check share: roots, policy, runtime. */
+export async function setup(flags: CommonFlags): Promise<Setup> {
+  const log = createLogger();
+  const ceiling = flags.workspace?.length ? await Workspace.realRoots(flags.workspace) : null;
+  const stateDir = flags['state-dir'] ? path.resolve(flags['state-dir']) : undefined;
+  const policy = await loadPolicy(flags, stateDir);
+  const flagsForReplay: string[] = [];
+  for (const w of ceiling ?? []) flagsForReplay.push('--workspace', w);
+  if (flags.policy) flagsForReplay.push('--policy', path.resolve(flags.policy));
+  if (flags.profile) flagsForReplay.push('--profile', flags.profile);
+  if (stateDir) flagsForReplay.push('--state-dir', stateDir);
+  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  const rt = new Runtime({
+    tools: allTools(), policy, log, stateDir,
+    replay: { command: ['node', cli], flags: flagsForReplay },
+  });
+  return { rt, ceiling, log };
+}

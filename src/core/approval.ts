@@ -1,0 +1,115 @@
+import { evaluate } from '../policy/evaluate.js';
+import type { CompiledPolicy, ToolFacts, Verdict } from '../policy/types.js';
+import { ToolError } from './errors.js';
+import { describeGrant, grantsAsYaml, grantToRule, proposeGrants } from './grants.js';
+import type { Grant, Session } from './session.js';
+import type { Plan } from './types.js';
+
+export interface Approval {
+  granted: boolean;
+  scope: 'once' | 'session' | 'grant' | 'cli';
+  grant?: Grant[];
+}
+
+export interface ApprovalInput {
+  tool: ToolFacts & { title: string };
+  args: unknown;
+  plan: Plan;
+  verdict: Verdict;
+  session: Session;
+  policy: CompiledPolicy;
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** How to run this call again from a shell with --approve. */
+  replayCommand: string;
+  progress(message: string): void;
+  /** The tools/call request this approval belongs to (routes the question on HTTP). */
+  requestId?: string | number;
+}
+
+export const DECISION_SCHEMA = {
+  type: 'object',
+  properties: {
+    decision: {
+      type: 'string',
+      title: 'Decision',
+      description: 'allow_once: run this call only; allow_session: also allow what the grant shown covers until the session ends; deny: refuse.',
+      enum: ['allow_once', 'allow_session', 'deny'],
+      enumNames: ['Allow once', 'Allow for this session', 'Deny'],
+    },
+  },
+  required: ['decision'],
+} as const;
+
+/** True when every part the policy would ask about is covered by a grant of this session. */
+export function coveredByGrants(input: Pick<ApprovalInput, 'tool' | 'plan' | 'policy' | 'session'>): boolean {
+  if (input.session.grants.length === 0) return false;
+  const rules = input.session.grants.map(grantToRule);
+  const withGrants = evaluate(input.tool, input.plan.targets, { ...input.policy, rules }, []);
+  const base = evaluate(input.tool, input.plan.targets, input.policy);
+  // Only the parts that were "ask" may be lifted, and only to what a grant allows.
+  return base.parts.every((p, i) => p.decision === 'allow' || (p.decision === 'ask' && withGrants.parts[i]!.source === 'grant'));
+}
+
+function replayDetails(input: ApprovalInput, grants: Grant[], why: string) {
+  return {
+    tool: input.tool.name,
+    risk: input.tool.risk,
+    decision: input.verdict.decision,
+    rule: input.verdict.rule,
+    why,
+    replay: {
+      rule: grantsAsYaml(grants),
+      command: input.replayCommand,
+    },
+  };
+}
+
+/**
+ * Turns an `ask` into a real question (MCP elicitation). Anything short of an explicit
+ * allow — no elicitation, ci mode, decline, cancel, timeout, an accept without a
+ * decision — is a refusal; nothing falls back to allow.
+ */
+export async function seekApproval(input: ApprovalInput): Promise<Approval> {
+  if (coveredByGrants(input)) return { granted: true, scope: 'grant' };
+  if (input.session.preApproved) return { granted: true, scope: 'cli' };
+  const grants = proposeGrants(input.tool.name, input.plan.targets);
+  const required = (why: string) => new ToolError('ApprovalRequired',
+    `${input.tool.name} needs approval (${input.verdict.rule}) and ${why}. Ask the user to run the replay command, or to add the replay rule to the policy.`,
+    { details: replayDetails(input, grants, why) });
+
+  if (input.policy.mode === 'ci') throw required('the server runs in ci mode, where nobody can be asked');
+  if (!input.session.elicit) throw required('this client cannot show approval requests (no elicitation support)');
+
+  const message = [
+    `toolgate: allow ${input.tool.title} (${input.tool.name}, ${input.tool.risk} risk)?`,
+    input.plan.summary,
+    `Why asked: ${input.verdict.rule}`,
+    `Arguments: ${JSON.stringify(input.args)}`,
+    `"Allow for this session" grants: ${grants.map(describeGrant).join('; ')}`,
+  ].join('\n');
+
+  let answer;
+  try {
+    answer = await input.session.elicit(
+      { message, requestedSchema: DECISION_SCHEMA as unknown as Record<string, unknown> },
+      { signal: input.signal, timeoutMs: input.timeoutMs, onTick: () => input.progress('waiting for the user to approve'), relatedRequestId: input.requestId },
+    );
+  } catch (e) {
+    if (input.signal.aborted) throw new ToolError('Cancelled', 'The call was cancelled while waiting for approval.');
+    throw required(`the approval request failed or timed out (${(e as Error).message})`);
+  }
+  const choice = answer.content?.decision;
+  if (answer.action === 'decline' || (answer.action === 'accept' && choice === 'deny')) {
+    throw new ToolError('ApprovalDenied', `The user denied ${input.tool.name}. Do not retry the same call; ask the user what to do instead.`,
+      { details: replayDetails(input, grants, 'the user said no') });
+  }
+  if (answer.action !== 'accept' || (choice !== 'allow_once' && choice !== 'allow_session')) {
+    throw required(answer.action === 'accept' ? 'the answer carried no decision' : 'the user closed the request without answering');
+  }
+  if (choice === 'allow_session') {
+    input.session.grants.push(...grants);
+    return { granted: true, scope: 'session', grant: grants };
+  }
+  return { granted: true, scope: 'once' };
+}

@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { envelopeSchema } from './envelope.js';
+import type { ToolSpec } from './types.js';
+
+export interface Tool<I extends z.ZodObject = z.ZodObject, D = unknown> extends ToolSpec<I, D> {
+  /** JSON Schema of the arguments (additionalProperties: false). */
+  inputJsonSchema: Record<string, unknown>;
+  /** JSON Schema of structuredContent: the whole envelope with this tool's data. */
+  outputJsonSchema: Record<string, unknown>;
+  envelope: ReturnType<typeof envelopeSchema>;
+}
+
+export type AnyTool = Tool<z.ZodObject, any>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const s = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete s.$schema;
+  return s;
+}
+
+/**
+ * The one place a tool is assembled: its schemas are derived here once, so the
+ * schema a client sees and the one the pipeline validates with cannot drift.
+ */
+export function defineTool<I extends z.ZodObject, D>(spec: ToolSpec<I, D>): Tool<I, D> {
+  if (!/^[a-z][a-z0-9_]{0,63}$/.test(spec.name)) throw new Error(`bad tool name ${spec.name}`);
+  if (!/^\d+\.\d+\.\d+$/.test(spec.version)) throw new Error(`bad version for ${spec.name}`);
+  const envelope = envelopeSchema(spec.output);
+  const input = jsonSchema(spec.input, 'input');
+  input.additionalProperties = false;
+  return { ...spec, envelope, inputJsonSchema: input, outputJsonSchema: jsonSchema(envelope, 'output') };
+}
+
+/** Reads the model-facing description that sits beside a tool's module (description.md). */
+export function descriptionBeside(moduleUrl: string, file = 'description.md'): string {
+  return readFileSync(fileURLToPath(new URL(file, moduleUrl)), 'utf8').trim();
+}

@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { redact } from '../audit/redact.js';
+import { evaluate } from '../policy/evaluate.js';
+import type { Verdict } from '../policy/types.js';
+import { Workspace, NO_WORKSPACE_MESSAGE } from '../workspace/workspace.js';
+import { seekApproval, type Approval } from './approval.js';
+import type { AnyTool } from './define-tool.js';
+import type { Envelope } from './envelope.js';
+import { ToolError, isToolError } from './errors.js';
+import { newId } from './ids.js';
+import { spillTo } from './output.js';
+import type { Runtime } from './runtime.js';
+import type { Session } from './session.js';
+import { lookupTool } from './tool-lookup.js';
+import type { ToolContext, ToolResult } from './types.js';
+import { formatZodError, shortArgs, shellQuote } from './format.js';
+import { withDeadline } from './deadline.js';
+
+export interface CallMeta {
+  signal: AbortSignal;
+  progress?: (message: string, progress?: number, total?: number) => void;
+  notify?: (level: 'info' | 'notice' | 'warning' | 'error', data: unknown) => Promise<void>;
+  /** The request's _meta (may carry "toolgate/version"). */
+  meta?: Record<string, unknown>;
+  requestId?: string | number;
+}
+
+export interface CallOutcome {
+  envelope: Envelope;
+  content: Array<{ type: 'image'; data: string; mimeType: string }>;
+}
+
+/** A session's view of the workspace: ceiling ∩ client roots, with the state dir protected. */
+export interface SessionWorkspace {
+  session: Session;
+  workspace(): Promise<Workspace>;
+}
+
+function major(v: string): string {
+  return v.split('.')[0] ?? v;
+}
+
+/**
+ * Every tools/call passes through here, from every transport and from `toolgate call`:
+ * lookup → validation → plan → policy gate → approval → executor → envelope → audit.
+ */
+export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, rawArgs: unknown, meta: CallMeta): Promise<CallOutcome> {
+  const started = Date.now();
+  const ts_start = new Date(started).toISOString();
+  const callId = newId('tc');
+  const traceId = typeof meta.meta?.['toolgate/trace_id'] === 'string' ? (meta.meta['toolgate/trace_id'] as string) : newId('tr');
+  const warnings: string[] = [];
+  const session = sw.session;
+  let tool: AnyTool | undefined;
+  let verdict: Verdict | undefined;
+  let approval: Approval | null = null;
+  let result: ToolResult<unknown> | undefined;
+  let error: ToolError | undefined;
+  let ws: Workspace | undefined;
+  let args: unknown = rawArgs ?? {};
+
+  try {
+    const found = lookupTool(rt.tools, name);
+    if (!found.tool) {
+      throw new ToolError('ToolNotFound', `There is no tool "${name}".${found.suggestions.length ? ` Did you mean ${found.suggestions.join(', ')}?` : ''} Call tools/list to see the tools.`,
+        { details: { suggestions: found.suggestions } });
+    }
+    tool = found.tool;
+    if (found.note) warnings.push(found.note);
+    const wanted = meta.meta?.['toolgate/version'];
+    if (typeof wanted === 'string' && major(wanted) !== major(tool.version)) {
+      throw new ToolError('VersionMismatch', `${tool.name} is version ${tool.version}; the call asked for ${wanted}. Read the tool's schema again from tools/list.`,
+        { details: { requested: wanted, available: tool.version } });
+    }
+    if (!rt.listed().includes(tool)) {
+      const v = evaluate(tool, [], rt.policy);
+      verdict = v;
+      throw new ToolError('ToolNotAllowed', `${tool.name} is not allowed by the policy (${v.rule}).`, { details: { rule: v.rule } });
+    }
+    const parsed = validateArgs(tool, args, warnings);
+    args = parsed;
+    ws = await sw.workspace();
+    const signal = meta.signal;
+    const planCtx = { workspace: ws, policy: rt.policy, session, signal, limits: rt.policy.data.limits };
+    const plan = await tool.plan(parsed, planCtx);
+    verdict = evaluate(tool, plan.targets, rt.policy);
+    if (verdict.decision === 'deny') {
+      const denied = verdict.parts.filter((p) => p.decision === 'deny');
+      throw new ToolError('ToolNotAllowed', `The policy denies this ${tool.name} call: ${denied.map((p) => `${p.target} (${p.rule})`).join('; ')}.`,
+        { details: { parts: verdict.parts } });
+    }
+    const progress = (message: string, p?: number, total?: number) => meta.progress?.(message, p, total);
+    if (verdict.decision === 'ask') {
+      approval = await seekApproval({
+        tool, args: parsed, plan, verdict, session, policy: rt.policy, signal,
+        timeoutMs: rt.policy.data.approvals.timeout_ms,
+        replayCommand: [...rt.opts.replay.command, 'call', tool.name, '--args', shellQuote(JSON.stringify(parsed)), '--approve', ...rt.opts.replay.flags.map(shellQuote)].join(' '),
+        progress, requestId: meta.requestId,
+      });
+    }
+    const stateDir = rt.stateDir(ws.roots[0]);
+    const timeout = tool.timeout_ms ?? rt.policy.data.limits.timeout_ms;
+    const toolForCtx = tool;
+    result = await withDeadline(signal, timeout, (sig) => {
+      const ctx: ToolContext = {
+        workspace: ws!, policy: rt.policy, session, signal: sig, callId, traceId,
+        limits: rt.policy.data.limits, log: rt.log.child({ tool: toolForCtx.name, callId }),
+        progress,
+        notify: meta.notify ?? (async () => {}),
+        spill: (content, ext = 'txt') => spillTo(stateDir, rt.runId, callId, content, ext, ws!.roots[0]),
+      };
+      return toolForCtx.execute(parsed, plan, ctx);
+    });
+  } catch (e) {
+    error = isToolError(e) ? e : new ToolError('Internal', `toolgate failed inside ${tool?.name ?? name}: ${(e as Error)?.message ?? String(e)}. This is a bug; the call did not complete.`, { cause: e });
+    if (!isToolError(e)) rt.log.error({ err: e, tool: name }, 'internal error');
+  }
+
+  const envelope = buildEnvelope({ tool, name, callId, traceId, args, result, error, started, warnings });
+  if (tool) checkEnvelope(rt, tool, envelope);
+
+  const ended = Date.now();
+  const auditRoot = ws?.roots[0] ?? (await sw.workspace().then((w) => w.roots[0]).catch(() => undefined));
+  rt.audit(auditRoot).append({
+    ts_start, ts_end: new Date(ended).toISOString(), trace_id: traceId, tool_call_id: callId, session_id: session.id,
+    tool: tool?.name ?? name, version: tool?.version ?? null, risk: tool?.risk ?? null,
+    args: redact(args), decision: verdict?.decision ?? null, rule: verdict?.rule ?? null,
+    approval: approval ? { granted: approval.granted, scope: approval.scope, grant: approval.grant } :
+      error && (error.code === 'ApprovalDenied' || error.code === 'ApprovalRequired') ? { granted: false, scope: error.code } : null,
+    ok: envelope.ok, status: envelope.status, error_code: envelope.error?.code ?? null, duration_ms: ended - started,
+    files_changed: envelope.artifacts.files_changed, commands_run: envelope.artifacts.commands_run,
+    hashes: result?.hashes ?? {},
+  });
+  return { envelope, content: envelope.ok ? (result?.content ?? []) : [] };
+}
+
+/** Renames old argument names (with a warning) and validates strictly; unknown keys are errors. */
+export function validateArgs(tool: AnyTool, raw: unknown, warnings: string[] = []): Record<string, unknown> {
+  let args = raw ?? {};
+  if (args && typeof args === 'object' && !Array.isArray(args) && tool.aliases) {
+    const a = { ...(args as Record<string, unknown>) };
+    for (const [oldName, newName] of Object.entries(tool.aliases)) {
+      if (oldName in a && !(newName in a)) {
+        a[newName] = a[oldName];
+        delete a[oldName];
+        warnings.push(`argument "${oldName}" is now "${newName}"`);
+      }
+    }
+    args = a;
+  }
+  const parsed = tool.input.safeParse(args);
+  if (!parsed.success) {
+    throw new ToolError('InvalidArguments', `${tool.name}: ${formatZodError(parsed.error)}. See the tool's input schema.`,
+      { details: { issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) } });
+  }
+  return parsed.data as Record<string, unknown>;
+}
+
+interface BuildInput {
+  tool?: AnyTool;
+  name: string;
+  callId: string;
+  traceId: string;
+  args: unknown;
+  result?: ToolResult<unknown>;
+  error?: ToolError;
+  started: number;
+  warnings: string[];
+}
+
+function buildEnvelope(b: BuildInput): Envelope {
+  const duration_ms = Date.now() - b.started;
+  const base = {
+    tool_call_id: b.callId, trace_id: b.traceId, tool: b.tool?.name ?? b.name, version: b.tool?.version ?? '0.0.0',
+    context: { cwd: '.', args: shortArgs(redact(b.args)) },
+    ...(b.warnings.length ? { warnings: b.warnings } : {}),
+  };
+  if (b.error || !b.result) {
+    const err = b.error ?? new ToolError('Internal', 'no result');
+    let data: unknown = null;
+    if (err.data !== undefined && b.tool && b.tool.output.safeParse(err.data).success) data = err.data;
+    return {
+      ...base, ok: false, status: 'error', data, error: err.toInfo(), text: err.message,
+      stats: { duration_ms }, artifacts: { files_changed: [], commands_run: [] },
+    };
+  }
+  const r = b.result;
+  return {
+    ...base, ok: true, status: r.status ?? 'ok', data: r.data, error: null, text: r.text,
+    stats: { duration_ms, ...(r.stats ?? {}) },
+    artifacts: {
+      files_changed: r.files_changed ?? [], commands_run: r.commands_run ?? [],
+      ...(r.storage_ref ? { storage_ref: r.storage_ref, sha256: r.sha256 } : {}),
+    },
+  };
+}
+
+/** structuredContent must match outputSchema; if a tool breaks that, the model gets an Internal error, not bad data. */
+function checkEnvelope(rt: Runtime, tool: AnyTool, env: Envelope): void {
+  const res = tool.envelope.safeParse(env);
+  if (res.success) return;
+  rt.log.error({ tool: tool.name, issues: res.error.issues.slice(0, 5) }, 'envelope does not match outputSchema');
+  Object.assign(env, {
+    ok: false, status: 'error', data: null,
+    error: { code: 'Internal', message: `${tool.name} produced a result that does not match its schema (${z.prettifyError(res.error).split('\n')[0]}). This is a bug.` },
+    text: `${tool.name} failed: internal error.`,
+  });
+}
+
+export { NO_WORKSPACE_MESSAGE };

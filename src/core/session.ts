@@ -1,0 +1,62 @@
+import { newId } from './ids.js';
+
+/** What was known of a file when this session last read (or wrote) it. */
+export interface ReadRecord {
+  size: number;
+  mtime_ms: number;
+  sha256: string;
+}
+
+/** A standing "allow for this session" granted by the user. */
+export interface Grant {
+  tool: string;
+  /** Path glob (relative to a root) the grant covers, when it is about paths. */
+  path?: string;
+  /** Command prefix tokens, when it is about a command. */
+  command?: string[];
+  domain?: string;
+  granted_at: string;
+}
+
+export interface ElicitRequest {
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}
+export interface ElicitResponse {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+
+/** Things a session owns that have to be torn down with it (background processes, …). */
+export interface Disposable {
+  dispose(): Promise<void> | void;
+}
+
+/**
+ * Per-client-session state: read tracking, grants, and the way to ask the user.
+ * Created by the transport; never module-level.
+ */
+export class Session {
+  readonly id: string;
+  readonly reads = new Map<string, ReadRecord>();
+  readonly grants: Grant[] = [];
+  readonly resources = new Map<string, Disposable>();
+  /** Set by the transport when the client can answer elicitation/create. */
+  elicit?: (req: ElicitRequest, opts: { signal: AbortSignal; timeoutMs: number; onTick?: () => void; relatedRequestId?: string | number }) => Promise<ElicitResponse>;
+  /** True when a human approved this call out of band (toolgate call --approve). */
+  preApproved = false;
+
+  constructor(id?: string) {
+    this.id = id ?? newId('ses');
+  }
+
+  recordRead(abs: string, rec: ReadRecord): void {
+    this.reads.set(abs, rec);
+  }
+
+  async dispose(): Promise<void> {
+    const all = [...this.resources.values()];
+    this.resources.clear();
+    await Promise.allSettled(all.map((r) => r.dispose()));
+  }
+}

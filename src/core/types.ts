@@ -1,0 +1,118 @@
+import type { z } from 'zod';
+import type { Logger } from 'pino';
+import type { Workspace } from '../workspace/workspace.js';
+import type { CompiledPolicy } from '../policy/types.js';
+import type { Session } from './session.js';
+
+export type Risk = 'low' | 'medium' | 'high';
+export type Permission = 'fs.read' | 'fs.write' | 'fs.delete' | 'proc.exec' | 'net.connect';
+export type Status = 'ok' | 'partial' | 'error';
+
+/** A path after the sandbox has resolved and admitted it. */
+export interface ResolvedPath {
+  /** The string the caller gave. */
+  input: string;
+  /** Absolute real path (symlinks resolved; for a path that does not exist yet, its real parent joined with the rest). */
+  abs: string;
+  /** What results show: relative to the first root with `/` separators, or absolute for a path under another root. */
+  display: string;
+  /** Index of the root that contains it. */
+  rootIndex: number;
+  /** Relative to its root with `/` separators, '' for the root itself: what policy path globs match. */
+  relToRoot: string;
+  exists: boolean;
+  kind: 'file' | 'dir' | 'other' | 'missing';
+}
+
+export type PathAccess = 'read' | 'list' | 'search' | 'write' | 'create' | 'delete';
+
+/** One word of a parsed simple command, after quote removal. */
+export interface CommandWord {
+  text: string;
+  /** False when the word still holds `$`, a backtick, a glob or `~`: it cannot satisfy a literal allow token. */
+  literal: boolean;
+}
+
+export type PlanTarget =
+  | { kind: 'path'; access: PathAccess; path: ResolvedPath }
+  | { kind: 'command'; words: CommandWord[]; text: string; /** set when the parser itself refuses the part (eval, parse error…) */ deny_reason?: string; network?: boolean }
+  | { kind: 'domain'; host: string; url: string };
+
+/** What a call will do, worked out before it runs: the gate and the audit judge this, never raw strings. */
+export interface Plan {
+  targets: PlanTarget[];
+  /** One line for a human: what will happen. */
+  summary: string;
+}
+
+export interface Limits {
+  timeout_ms: number;
+  output_bytes: number;
+  output_lines: number;
+}
+
+export interface SpillRef {
+  storage_ref: string;
+  sha256: string;
+}
+
+export interface ToolContext {
+  workspace: Workspace;
+  policy: CompiledPolicy;
+  session: Session;
+  signal: AbortSignal;
+  callId: string;
+  traceId: string;
+  limits: Limits;
+  log: Logger;
+  /** Tell the client how far a long call has got (progress notification when it gave a token). */
+  progress(message: string, progress?: number, total?: number): void;
+  /** Send a logging notification to the client (used by display). */
+  notify(level: 'info' | 'notice' | 'warning' | 'error', data: unknown): Promise<void>;
+  /** Write full output to the state dir and return where it is. */
+  spill(content: string | Buffer, ext?: string): Promise<SpillRef>;
+}
+
+export type PlanContext = Pick<ToolContext, 'workspace' | 'policy' | 'session' | 'signal' | 'limits'>;
+
+export interface ToolResult<D> {
+  data: D;
+  /** Short summary a model can read on its own; never a dump. */
+  text: string;
+  status?: 'ok' | 'partial';
+  stats?: Record<string, number>;
+  files_changed?: string[];
+  commands_run?: string[];
+  storage_ref?: string;
+  sha256?: string;
+  /** Hashes of files touched (for the audit). */
+  hashes?: Record<string, string>;
+  /** Extra MCP content blocks (an image). */
+  content?: Array<{ type: 'image'; data: string; mimeType: string }>;
+}
+
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolSpec<I extends z.ZodObject, D> {
+  name: string;
+  version: string;
+  title: string;
+  description: string;
+  input: I;
+  output: z.ZodType<D>;
+  risk: Risk;
+  permissions: Permission[];
+  side_effects: string;
+  annotations: Annotations;
+  /** Default time limit for one call; the policy's limits.timeout_ms applies when absent. */
+  timeout_ms?: number;
+  /** Old argument names still accepted (old -> new), with a warning in the result. */
+  aliases?: Record<string, string>;
+  plan(args: z.output<I>, ctx: PlanContext): Promise<Plan> | Plan;
+  execute(args: z.output<I>, plan: Plan, ctx: ToolContext): Promise<ToolResult<D>>;
+}

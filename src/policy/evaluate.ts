@@ -1,0 +1,80 @@
+import type { PlanTarget, Risk } from '../core/types.js';
+import { matchesAnyCommand } from './match-command.js';
+import type { CompiledPolicy, CompiledRule, Decision, TargetVerdict, ToolFacts, Verdict } from './types.js';
+
+const STRENGTH: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+
+export function stricter(a: Decision, b: Decision): Decision {
+  return STRENGTH[a] >= STRENGTH[b] ? a : b;
+}
+
+/** low: allow, medium: ask, high: ask (SPEC §7). */
+export function riskDefault(risk: Risk): Decision {
+  return risk === 'low' ? 'allow' : 'ask';
+}
+
+export function describeTarget(t: PlanTarget): string {
+  if (t.kind === 'path') return `${t.access} ${t.path.display}`;
+  if (t.kind === 'command') return t.text;
+  return t.host;
+}
+
+function ruleCovers(rule: CompiledRule, tool: string, t: PlanTarget | null): boolean {
+  if (!rule.tool(tool)) return false;
+  if (rule.toolOnly) return true;
+  if (!t) return false;
+  if (t.kind === 'path') return !!rule.path && !rule.command && !rule.domain && rule.path(t.path.relToRoot);
+  if (t.kind === 'command') return !!rule.command && !rule.path && !rule.domain && matchesAnyCommand(rule.command, t.words);
+  return !!rule.domain && !rule.path && !rule.command && rule.domain(t.host);
+}
+
+function judgeTarget(tool: ToolFacts, t: PlanTarget | null, rules: CompiledRule[]): TargetVerdict {
+  const target = t ? describeTarget(t) : tool.name;
+  const kind = t ? t.kind : 'tool';
+  if (t?.kind === 'command' && t.deny_reason) {
+    return { target, kind, decision: 'deny', rule: t.deny_reason, source: 'parser' };
+  }
+  let best: CompiledRule | undefined;
+  for (const r of rules) {
+    if (!ruleCovers(r, tool.name, t)) continue;
+    // deny beats ask beats allow whatever the order; among equals the first one is named.
+    if (!best || STRENGTH[r.decision] > STRENGTH[best.decision]) best = r;
+  }
+  if (best) return { target, kind, decision: best.decision, rule: ruleName(best), source: best.source === 'grant' ? 'grant' : 'policy' };
+  // The network is off unless a rule names the domain.
+  if (t?.kind === 'domain') return { target, kind, decision: 'deny', rule: 'network is off by default: no rule allows this domain', source: 'default' };
+  return { target, kind, decision: riskDefault(tool.risk), rule: `default for ${tool.risk} risk`, source: 'default' };
+}
+
+export function ruleName(r: CompiledRule): string {
+  const where = r.source === 'policy' ? `rules[${r.index}]` : r.source === 'profile' ? `profile rules[${r.index}]` : 'session grant';
+  return `${where}${r.line ? ` (line ${r.line})` : ''} ${r.text}`;
+}
+
+/**
+ * The policy gate: a pure function of the planned call and the compiled policy. Every
+ * target (path, command part, domain) is judged on its own; the strictest verdict wins.
+ */
+export function evaluate(tool: ToolFacts, targets: PlanTarget[], policy: CompiledPolicy, extraRules: CompiledRule[] = []): Verdict {
+  const missing = tool.permissions.filter((p) => !policy.permissions.has(p));
+  if (missing.length > 0) {
+    const part: TargetVerdict = {
+      target: tool.name, kind: 'tool', decision: 'deny',
+      rule: `profile "${policy.profile}" does not include ${missing.join(', ')}`, source: 'profile',
+    };
+    return { decision: 'deny', rule: part.rule, source: 'profile', parts: [part] };
+  }
+  const rules = extraRules.length ? [...policy.rules, ...extraRules] : policy.rules;
+  const parts = targets.length === 0
+    ? [judgeTarget(tool, null, rules)]
+    : targets.map((t) => judgeTarget(tool, t, rules));
+  let worst = parts[0]!;
+  for (const p of parts) if (STRENGTH[p.decision] > STRENGTH[worst.decision]) worst = p;
+  return { decision: worst.decision, rule: worst.rule, source: worst.source, parts };
+}
+
+/** A tool the policy denies outright (whatever its arguments) is not listed at all. */
+export function deniedOutright(tool: ToolFacts, policy: CompiledPolicy): boolean {
+  if (tool.permissions.some((p) => !policy.permissions.has(p))) return true;
+  return policy.rules.some((r) => r.toolOnly && r.decision === 'deny' && r.tool(tool.name));
+}

@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import { z } from 'zod';
+import { compilePolicy, PolicyError, type CompileOptions } from './compile.js';
+import { policySchema, type PolicyData } from './schema.js';
+import type { CompiledPolicy } from './types.js';
+
+export { PolicyError };
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  return issue.message;
+}
+
+/** Parses and validates policy YAML; every problem names its line and key. */
+export function parsePolicyText(text: string, origin: string): { data: PolicyData; lines: (p: (string | number)[]) => number | undefined } {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const line = lc.linePos(e.pos[0]).line;
+    throw new PolicyError(`${origin}:${line}: YAML error: ${e.message.split('\n')[0]}`, line);
+  }
+  const lines = (keyPath: (string | number)[]) => {
+    for (let n = keyPath.length; n >= 0; n--) {
+      const node = doc.getIn(keyPath.slice(0, n), true);
+      if (isNode(node) && node.range) return lc.linePos(node.range[0]).line;
+    }
+    return undefined;
+  };
+  const raw = doc.toJS() ?? {};
+  const parsed = policySchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const keyPath = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
+    const key = keyPath.join('.') || '(top level)';
+    const line = lines(issue.code === 'unrecognized_keys' ? [...keyPath, issue.keys[0]!] : keyPath);
+    throw new PolicyError(`${origin}:${line ?? '?'}: ${key}: ${describeIssue(issue)}`, line, key);
+  }
+  return { data: parsed.data, lines };
+}
+
+export async function loadPolicyFile(file: string, opts: Omit<CompileOptions, 'origin' | 'lines'> = {}): Promise<CompiledPolicy> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new PolicyError(`cannot read policy file ${file}: ${(e as Error).message}`);
+  }
+  const { data, lines } = parsePolicyText(text, file);
+  try {
+    return compilePolicy(data, { ...opts, origin: file, lines });
+  } catch (e) {
+    if (e instanceof PolicyError) throw new PolicyError(`${file}:${e.line ?? '?'}: ${e.message}`, e.line, e.key);
+    throw e;
+  }
+}
+
+export function defaultPolicy(opts: Omit<CompileOptions, 'origin' | 'lines'> = {}): CompiledPolicy {
+  return compilePolicy(policySchema.parse({}), { ...opts, origin: '(defaults)' });
+}

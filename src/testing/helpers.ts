@@ -1,0 +1,75 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { runCall, type CallMeta } from '../core/pipeline.js';
+import { Runtime } from '../core/runtime.js';
+import { Session } from '../core/session.js';
+import type { Envelope } from '../core/envelope.js';
+import { defaultPolicy } from '../policy/load.js';
+import { compilePolicy } from '../policy/compile.js';
+import { parsePolicyText } from '../policy/load.js';
+import type { CompiledPolicy } from '../policy/types.js';
+import { SessionRoots } from '../server/session-roots.js';
+import { allTools } from '../tools/index.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+
+/** A fresh temporary directory (real path), removed by the returned cleanup. */
+export function tempDir(prefix = 'tg-'): { dir: string; cleanup: () => void } {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function policyFromYaml(yaml: string, extra: { protectedAbs?: string[] } = {}): CompiledPolicy {
+  const { data, lines } = parsePolicyText(yaml, 'test.yaml');
+  return compilePolicy(data, { origin: 'test.yaml', lines, ...extra });
+}
+
+/**
+ * An in-process harness: the real pipeline (validation, gate, approval, executor,
+ * envelope, audit) without a transport. For unit tests of tools and rules.
+ */
+export class Harness {
+  readonly rt: Runtime;
+  readonly roots: SessionRoots;
+  readonly session: Session;
+
+  constructor(readonly workspace: string[], opts: { policy?: CompiledPolicy; stateDir?: string; session?: Session } = {}) {
+    this.rt = new Runtime({
+      tools: allTools(),
+      policy: opts.policy ?? defaultPolicy(),
+      log: pino({ level: 'silent' }),
+      stateDir: opts.stateDir,
+      replay: { command: ['node', CLI], flags: workspace.flatMap((w) => ['--workspace', w]) },
+    });
+    this.session = opts.session ?? new Session();
+    this.roots = new SessionRoots(this.rt, workspace, this.session);
+  }
+
+  async call(tool: string, args: unknown, meta: Partial<CallMeta> = {}): Promise<Envelope> {
+    const { envelope } = await runCall(this.rt, this.roots, tool, args, { signal: new AbortController().signal, ...meta });
+    return envelope;
+  }
+
+  close(): void {
+    this.rt.close();
+  }
+}
+
+/** Spawns the built server (dist/cli.js) and connects the real MCP SDK client over stdio. */
+export async function connectStdio(args: string[], opts: { capabilities?: Record<string, unknown>; env?: Record<string, string> } = {}) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, ...args],
+    stderr: 'pipe',
+    env: { ...(process.env as Record<string, string>), TOOLGATE_LOG_LEVEL: 'warn', ...(opts.env ?? {}) },
+  });
+  const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities: opts.capabilities ?? {} });
+  await client.connect(transport);
+  return { client, transport, close: () => client.close() };
+}

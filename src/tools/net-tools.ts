@@ -1,0 +1,3 @@
+import type { AnyTool } from '../core/define-tool.js';
+
+export const netTools: AnyTool[] = [];

@@ -1,0 +1,89 @@
+import picomatch from 'picomatch';
+
+/** Secrets: no tool may read, list, search, write or create them (SPEC §4). */
+export const DEFAULT_DENY = [
+  '**/.ssh/**', '**/.aws/**', '**/.gnupg/**', '**/*.pem', '**/*.key',
+  '**/.env', '**/.env.*', '**/.netrc', '**/.npmrc',
+];
+
+/** Readable, but never written, created or deleted by any tool (SPEC §4). */
+export const DEFAULT_PROTECT = [
+  '**/.git/config', '**/.git/hooks/**', '**/.bashrc', '**/.zshrc', '**/.profile',
+  '**/.bash_profile', '**/.gitconfig', '**/.mcp.json', '**/.claude/**', '**/.cursor/**',
+  '**/.vscode/**', '**/.idea/**', '**/.codex/**', '**/.gemini/**',
+];
+
+/** Case-insensitive file systems would let `.SSH` walk past a case-sensitive match. */
+export const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32';
+
+export function compileGlobs(patterns: string[]): (p: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  // basename: a pattern without a slash matches at any depth, as in .gitignore.
+  return picomatch(patterns, { dot: true, nocase: CASE_INSENSITIVE_FS, basename: true });
+}
+
+function isUnder(abs: string, dir: string): boolean {
+  return abs === dir || abs.startsWith(dir.endsWith('/') ? dir : dir + '/');
+}
+
+export interface PathRuleMatch {
+  list: 'deny' | 'protect';
+  pattern: string;
+}
+
+/**
+ * The deny (secrets) and protect lists, compiled once. A path is caught when it,
+ * or any of its ancestors, matches — a rule on a directory covers what is inside.
+ */
+export class PathRules {
+  private readonly denyMatch: (p: string) => boolean;
+  private readonly protectMatch: (p: string) => boolean;
+
+  constructor(
+    readonly deny: string[],
+    readonly protect: string[],
+    /** Absolute paths protected whatever their name: the state dir and the policy file. */
+    readonly protectedAbs: string[] = [],
+    readonly allowHardlinks = false,
+  ) {
+    this.denyMatch = compileGlobs(deny);
+    this.protectMatch = compileGlobs(protect);
+  }
+
+  /** The same lists with more absolute paths protected (the state dir once it is known). */
+  withProtected(abs: string[]): PathRules {
+    return new PathRules(this.deny, this.protect, [...this.protectedAbs, ...abs], this.allowHardlinks);
+  }
+
+  static withDefaults(extraDeny: string[] = [], extraProtect: string[] = [], protectedAbs: string[] = [], allowHardlinks = false): PathRules {
+    return new PathRules([...DEFAULT_DENY, ...extraDeny], [...DEFAULT_PROTECT, ...extraProtect], protectedAbs, allowHardlinks);
+  }
+
+  /** Candidate strings for one path: itself and each ancestor, relative and absolute (without the leading slash). */
+  private static candidates(rel: string | null, abs: string): string[] {
+    const out: string[] = [];
+    const add = (p: string) => {
+      const parts = p.split('/').filter(Boolean);
+      for (let i = parts.length; i >= 1; i--) out.push(parts.slice(0, i).join('/'));
+    };
+    if (rel) add(rel);
+    add(abs);
+    return out;
+  }
+
+  private matches(match: (p: string) => boolean, rel: string | null, abs: string, asDir: boolean): boolean {
+    for (const c of PathRules.candidates(rel, abs)) if (match(c)) return true;
+    // A directory whose children are all denied (e.g. `**/.ssh/**`) must not be listed either.
+    if (asDir && (match(rel ? `${rel}/x` : 'x') || match(`${abs.replace(/^\/+/, '')}/x`))) return true;
+    return false;
+  }
+
+  isDenied(rel: string | null, abs: string, asDir = false): boolean {
+    return this.matches(this.denyMatch, rel, abs, asDir);
+  }
+
+  isProtected(rel: string | null, abs: string): boolean {
+    if (this.protectedAbs.some((p) => isUnder(abs, p))) return true;
+    return this.matches(this.protectMatch, rel, abs, false);
+  }
+}

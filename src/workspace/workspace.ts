@@ -1,0 +1,184 @@
+import { lstat, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../core/errors.js';
+import type { PathAccess, ResolvedPath } from '../core/types.js';
+import type { PathRules } from './path-rules.js';
+
+const sep = '/';
+
+/** True when `child` equals `root` or lies below it, compared by whole path components. */
+export function isWithin(child: string, root: string): boolean {
+  if (child === root) return true;
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  return child.startsWith(prefix);
+}
+
+function kindOf(st: { isFile(): boolean; isDirectory(): boolean }): ResolvedPath['kind'] {
+  return st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other';
+}
+
+const WRITE_ACCESS: ReadonlySet<PathAccess> = new Set(['write', 'create', 'delete']);
+
+export const NO_WORKSPACE_MESSAGE =
+  'toolgate has no workspace: start it with --workspace DIR, or use a client that sends MCP roots.';
+
+/**
+ * The set of root directories a session may touch, and the one function that
+ * admits a path into it. Roots are real paths (symlinks resolved at start).
+ */
+export class Workspace {
+  constructor(readonly roots: string[], readonly rules: PathRules) {}
+
+  /** Resolves every directory to its real path; refuses what is not a directory. */
+  static async realRoots(dirs: string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const d of dirs) {
+      let real: string;
+      try {
+        real = await realpath(path.resolve(d));
+      } catch {
+        throw new Error(`workspace root ${d} does not exist`);
+      }
+      if (!(await stat(real)).isDirectory()) throw new Error(`workspace root ${d} is not a directory`);
+      if (!out.includes(real)) out.push(real);
+    }
+    return out;
+  }
+
+  /**
+   * Client roots narrow the ceiling, never widen it: a client root inside a ceiling root is
+   * kept, a ceiling root inside a client root is kept, anything else is dropped.
+   */
+  static intersect(ceiling: string[] | null, client: string[] | null): string[] {
+    if (!ceiling) return client ?? [];
+    if (!client) return ceiling;
+    const out: string[] = [];
+    for (const c of client) for (const r of ceiling) {
+      const keep = isWithin(c, r) ? c : isWithin(r, c) ? r : null;
+      if (keep && !out.includes(keep)) out.push(keep);
+    }
+    return out;
+  }
+
+  /** The root containing `abs` and the path relative to it ('' for the root), or null. */
+  locate(abs: string): { rootIndex: number; relToRoot: string } | null {
+    let best = -1;
+    for (let i = 0; i < this.roots.length; i++) {
+      if (isWithin(abs, this.roots[i]!) && (best < 0 || this.roots[i]!.length > this.roots[best]!.length)) best = i;
+    }
+    if (best < 0) return null;
+    const root = this.roots[best]!;
+    const rel = abs === root ? '' : abs.slice(root.endsWith(sep) ? root.length : root.length + 1);
+    return { rootIndex: best, relToRoot: rel };
+  }
+
+  /** What results show for an absolute path inside the workspace. */
+  display(abs: string): string {
+    const loc = this.locate(abs);
+    if (!loc) return abs;
+    if (loc.rootIndex === 0 || this.roots.length === 1) return loc.relToRoot === '' ? '.' : loc.relToRoot;
+    return abs;
+  }
+
+  get primary(): string {
+    const r = this.roots[0];
+    if (!r) throw new ToolError('PathDenied', NO_WORKSPACE_MESSAGE);
+    return r;
+  }
+
+  /**
+   * Admits a path: exact string (no trimming or decoding), NUL refused, every symlink
+   * resolved (the nearest existing ancestor for a new path), containment by component,
+   * deny list for any access and protect list for writes, on both the requested and
+   * the resolved path. Throws a ToolError; never returns a path outside the roots.
+   */
+  async resolve(input: string, access: PathAccess): Promise<ResolvedPath> {
+    if (typeof input !== 'string') throw new ToolError('InvalidArguments', 'path must be a string.');
+    if (input.includes('\0')) {
+      throw new ToolError('PathTraversalBlocked', 'The path contains a NUL byte; give the plain file name.');
+    }
+    const root = this.primary;
+    const requested = input === '' ? '.' : input;
+    const joined = path.isAbsolute(requested) ? requested : `${root}${sep}${requested}`;
+
+    const { abs, exists, kind } = await this.realOf(joined, input);
+    const loc = this.locate(abs);
+    if (!loc) {
+      throw new ToolError('PathTraversalBlocked',
+        `${input} resolves outside the workspace (${this.roots.join(', ')}); use a path inside it.`,
+        { details: { path: input } });
+    }
+
+    // The requested path, read lexically, is judged by the deny/protect lists as well as the real one.
+    const lexical = path.resolve(joined);
+    const lexLoc = this.locate(lexical);
+    const asDir = kind === 'dir' && (access === 'list' || access === 'search');
+    for (const [rel, a] of [[loc.relToRoot, abs], [lexLoc?.relToRoot ?? null, lexical]] as const) {
+      if (this.rules.isDenied(rel, a, asDir)) {
+        throw new ToolError('PathDenied',
+          `${input} is on the secrets deny list (paths.deny); no tool may read, list, search or write it.`,
+          { details: { path: input, list: 'deny' } });
+      }
+      if (WRITE_ACCESS.has(access) && this.rules.isProtected(rel, a)) {
+        throw new ToolError('PathDenied',
+          `${input} is protected (paths.protect): it can be read but no tool may write, create or delete it.`,
+          { details: { path: input, list: 'protect' } });
+      }
+    }
+    if (kind === 'other') {
+      throw new ToolError('PathDenied', `${input} is not a regular file or directory (a FIFO, socket or device); toolgate does not open those.`);
+    }
+    return { input, abs, display: this.display(abs), rootIndex: loc.rootIndex, relToRoot: loc.relToRoot, exists, kind };
+  }
+
+  /** Real path of `joined`; for a path that does not exist, its nearest existing ancestor's real path plus the rest. */
+  private async realOf(joined: string, input: string): Promise<{ abs: string; exists: boolean; kind: ResolvedPath['kind'] }> {
+    try {
+      const abs = await realpath(joined);
+      return { abs, exists: true, kind: kindOf(await lstat(abs)) };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new ToolError('PathTraversalBlocked', `${input} has a symbolic link loop.`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ToolError('IOError', `Cannot resolve ${input}: ${code}`, { cause: e });
+    }
+    // Walk component by component: `..` after a symlink means the link target's parent, as the kernel reads it.
+    const parts = joined.split(sep);
+    let cur = sep;
+    for (let i = 1; i < parts.length; i++) {
+      const comp = parts[i]!;
+      if (comp === '' || comp === '.') continue;
+      if (comp === '..') { cur = path.dirname(cur); continue; }
+      const next = cur === sep ? sep + comp : cur + sep + comp;
+      let st;
+      try {
+        st = await lstat(next);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ToolError('IOError', `Cannot resolve ${input}: ${code}`, { cause: e });
+        // What is left will be created as plain directories, so reading it lexically is exact.
+        return { abs: path.resolve(cur, ...parts.slice(i)), exists: false, kind: 'missing' };
+      }
+      if (st.isSymbolicLink()) {
+        try {
+          cur = await realpath(next);
+        } catch {
+          throw new ToolError('PathTraversalBlocked',
+            `${input} goes through a symbolic link whose target does not exist; toolgate does not follow dangling links.`);
+        }
+      } else {
+        cur = next;
+      }
+    }
+    // Every component exists now (a race created it): start again from the top.
+    const abs = await realpath(cur);
+    return { abs, exists: true, kind: kindOf(await lstat(abs)) };
+  }
+
+  /** Whether writing here is allowed by the path lists (used for files found by a walk). */
+  isDenied(abs: string): boolean {
+    const loc = this.locate(abs);
+    return this.rules.isDenied(loc?.relToRoot ?? null, abs);
+  }
+}
+
+export { WRITE_ACCESS };
