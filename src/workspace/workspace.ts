@@ -155,8 +155,10 @@ export class Workspace {
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ToolError('IOError', `Cannot resolve ${input}: ${code}`, { cause: e });
-        // What is left will be created as plain directories, so reading it lexically is exact.
-        return { abs: path.resolve(cur, ...parts.slice(i)), exists: false, kind: 'missing' };
+        // Keep walking: a later `..` can climb back out of the missing part onto a symlink
+        // (`missing/../outlink/x`), so what follows must be resolved, not read lexically.
+        cur = next;
+        continue;
       }
       if (st.isSymbolicLink()) {
         try {
@@ -169,9 +171,15 @@ export class Workspace {
         cur = next;
       }
     }
-    // Every component exists now (a race created it): start again from the top.
-    const abs = await realpath(cur);
-    return { abs, exists: true, kind: kindOf(await lstat(abs)) };
+    // `cur` is now real up to its first missing component, and holds no `..` after it.
+    try {
+      const abs = await realpath(cur);
+      return { abs, exists: true, kind: kindOf(await lstat(abs)) };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ToolError('IOError', `Cannot resolve ${input}: ${code}`, { cause: e });
+      return { abs: cur, exists: false, kind: 'missing' };
+    }
   }
 
   /** Whether writing here is allowed by the path lists (used for files found by a walk). */
