@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import picomatch from 'picomatch';
 
 /** Secrets: no tool may read, list, search, write or create them (SPEC §4). */
@@ -20,6 +22,29 @@ export function compileGlobs(patterns: string[]): (p: string) => boolean {
   if (patterns.length === 0) return () => false;
   // basename: a pattern without a slash matches at any depth, as in .gitignore.
   return picomatch(patterns, { dot: true, nocase: CASE_INSENSITIVE_FS, basename: true });
+}
+
+/** The real path of `p`, or of its nearest existing ancestor joined with the rest. */
+function realPathLoose(p: string): string {
+  const rest: string[] = [];
+  let cur = path.resolve(p);
+  for (;;) {
+    try {
+      return path.join(realpathSync(cur), ...rest);
+    } catch {
+      const parent = path.dirname(cur);
+      if (parent === cur) return path.resolve(p);
+      rest.unshift(path.basename(cur));
+      cur = parent;
+    }
+  }
+}
+
+/** Each path as given and as its real path: a flag naming it through a symlink must still protect it. */
+function withRealPaths(paths: string[]): string[] {
+  const out: string[] = [];
+  for (const p of paths) for (const q of [p, realPathLoose(p)]) if (!out.includes(q)) out.push(q);
+  return out;
 }
 
 function isUnder(abs: string, dir: string): boolean {
@@ -46,6 +71,7 @@ export class PathRules {
     readonly protectedAbs: string[] = [],
     readonly allowHardlinks = false,
   ) {
+    this.protectedAbs = withRealPaths(protectedAbs);
     this.denyMatch = compileGlobs(deny);
     this.protectMatch = compileGlobs(protect);
   }
