@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { Runtime } from '../core/runtime.js';
 import { defaultPolicy, loadPolicyFile } from '../policy/load.js';
@@ -7,6 +6,7 @@ import type { CompiledPolicy } from '../policy/types.js';
 import { createLogger } from '../logger.js';
 import { allTools } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
+import { CLI_PATH } from '../paths.js';
 
 export interface CommonFlags {
   workspace?: string[];
@@ -43,10 +43,9 @@ export async function setup(flags: CommonFlags): Promise<Setup> {
   if (flags.policy) flagsForReplay.push('--policy', path.resolve(flags.policy));
   if (flags.profile) flagsForReplay.push('--profile', flags.profile);
   if (stateDir) flagsForReplay.push('--state-dir', stateDir);
-  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
   const rt = new Runtime({
     tools: allTools(), policy, log, stateDir,
-    replay: { command: ['node', cli], flags: flagsForReplay },
+    replay: { command: ['node', CLI_PATH], flags: flagsForReplay },
   });
   return { rt, ceiling, log };
 }

@@ -15,9 +15,10 @@ import { parsePolicyText } from '../policy/load.js';
 import type { CompiledPolicy } from '../policy/types.js';
 import { SessionRoots } from '../server/session-roots.js';
 import { allTools } from '../tools/index.js';
+import { CLI_PATH } from '../paths.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+export const CLI = CLI_PATH;
 
 /** A fresh temporary directory (real path), removed by the returned cleanup. */
 export function tempDir(prefix = 'tg-'): { dir: string; cleanup: () => void } {

@@ -1,0 +1,37 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const TOOLGATE_CLI = path.join(REPO, 'dist', 'cli.js');
+export const FS_SERVER = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+
+export interface Connected {
+  client: Client;
+  tools: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function connect(args: string[], env: Record<string, string> = {}): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    stderr: 'ignore',
+    env: { ...(process.env as Record<string, string>), TOOLGATE_LOG_LEVEL: 'error', ...env },
+  });
+  const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
+  await client.connect(transport);
+  const tools = new Set((await client.listTools()).tools.map((t) => t.name));
+  return { client, tools, close: () => client.close() };
+}
+
+/** Calls a tool and fails loudly when the result is an error: a benchmark of failures measures nothing. */
+export async function callOk(c: Connected, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = await c.client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
+  if (r.isError) {
+    const text = (r.content as Array<{ text?: string }>)?.[0]?.text ?? '';
+    throw new Error(`${name} failed: ${text.slice(0, 300)}`);
+  }
+  return (r.structuredContent ?? {}) as Record<string, unknown>;
+}

@@ -1,0 +1,40 @@
+// Builds dist/cli.js as one ESM bundle: start-up reads one file instead of hundreds of
+// modules (measured: `toolgate --version` 0.37 s unbundled vs 0.15 s bundled on this machine).
+// Type checking is tsc's job (npm run typecheck); this only transpiles and bundles.
+import { build } from 'esbuild';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Tools read their model-facing description from description.md beside them; inline it. */
+const inlineDescriptions = {
+  name: 'inline-descriptions',
+  setup(b) {
+    b.onLoad({ filter: /src[\\/]tools[\\/].*\.ts$/ }, async (args) => {
+      let src = await readFile(args.path, 'utf8');
+      const re = /descriptionBeside\(import\.meta\.url(?:,\s*'([^']+)')?\)/g;
+      const found = [...src.matchAll(re)];
+      for (const m of found) {
+        const md = await readFile(path.join(path.dirname(args.path), m[1] ?? 'description.md'), 'utf8');
+        src = src.replace(m[0], JSON.stringify(md.trim()));
+      }
+      return { contents: src, loader: 'ts' };
+    });
+  },
+};
+
+await rm('dist', { recursive: true, force: true });
+await build({
+  entryPoints: ['src/cli.ts'],
+  outfile: 'dist/cli.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.17',
+  sourcemap: 'linked',
+  // web-tree-sitter locates its .wasm beside its own module file: keep it in node_modules.
+  external: ['web-tree-sitter', 'tree-sitter-bash'],
+  banner: { js: "import { createRequire as __tgCreateRequire } from 'node:module'; const require = __tgCreateRequire(import.meta.url);" },
+  plugins: [inlineDescriptions],
+  logLevel: 'warning',
+  legalComments: 'none',
+});
