@@ -94,7 +94,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
       approval = await seekApproval({
         tool, args: parsed, plan, verdict, session, policy: rt.policy, signal,
         timeoutMs: rt.policy.data.approvals.timeout_ms,
-        replayCommand: [...rt.opts.replay.command, 'call', tool.name, '--args', shellQuote(JSON.stringify(parsed)), '--approve', ...rt.opts.replay.flags.map(shellQuote)].join(' '),
+        replayCommand: [...rt.opts.replay.command, 'call', tool.name, '--args', shellQuote(JSON.stringify(plan.replay_args ?? parsed)), '--approve', ...rt.opts.replay.flags.map(shellQuote)].join(' '),
         progress, requestId: meta.requestId,
       });
     }

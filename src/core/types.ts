@@ -43,6 +43,11 @@ export interface Plan {
   targets: PlanTarget[];
   /** One line for a human: what will happen. */
   summary: string;
+  /**
+   * Args for the `toolgate call … --approve` replay when they must differ from the call's
+   * (a write tool adds the expected_sha256 of what this session read: a fresh CLI session has no reads).
+   */
+  replay_args?: Record<string, unknown>;
 }
 
 export interface Limits {
