@@ -31,11 +31,13 @@ export function parsePolicyText(text: string, origin: string): { data: PolicyDat
   const raw = doc.toJS() ?? {};
   const parsed = policySchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    // A misspelt key usually explains a missing one: report unknown keys first.
+    const issue = parsed.error.issues.find((i) => i.code === 'unrecognized_keys') ?? parsed.error.issues[0]!;
     const keyPath = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
     const key = keyPath.join('.') || '(top level)';
     const line = lines(issue.code === 'unrecognized_keys' ? [...keyPath, issue.keys[0]!] : keyPath);
-    throw new PolicyError(`${origin}:${line ?? '?'}: ${key}: ${describeIssue(issue)}`, line, key);
+    const missing = issue.code !== 'unrecognized_keys' && doc.getIn(keyPath) === undefined;
+    throw new PolicyError(`${origin}:${line ?? '?'}: ${key}: ${missing ? 'is required but missing' : describeIssue(issue)}`, line, key);
   }
   return { data: parsed.data, lines };
 }
