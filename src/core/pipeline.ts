@@ -15,6 +15,7 @@ import { lookupTool } from './tool-lookup.js';
 import type { ToolContext, ToolResult } from './types.js';
 import { formatZodError, shortArgs, shellQuote } from './format.js';
 import { withDeadline } from './deadline.js';
+import { circuitFor } from './circuit.js';
 
 export interface CallMeta {
   signal: AbortSignal;
@@ -77,6 +78,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
       verdict = v;
       throw new ToolError('ToolNotAllowed', `${tool.name} is not allowed by the policy (${v.rule}).`, { details: { rule: v.rule } });
     }
+    circuitFor(rt).check(tool.name);
     const parsed = validateArgs(tool, args, warnings);
     args = parsed;
     ws = await sw.workspace();
@@ -86,7 +88,8 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     verdict = evaluate(tool, plan.targets, rt.policy);
     if (verdict.decision === 'deny') {
       const denied = verdict.parts.filter((p) => p.decision === 'deny');
-      throw new ToolError('ToolNotAllowed', `The policy denies this ${tool.name} call: ${denied.map((p) => `${p.target} (${p.rule})`).join('; ')}.`,
+      const net = denied.every((p) => p.kind === 'domain');
+      throw new ToolError(net ? 'NetworkDenied' : 'ToolNotAllowed', `The policy denies this ${tool.name} call: ${denied.map((p) => `${p.target} (${p.rule})`).join('; ')}.${net ? ` A policy rule {tool: ${tool.name}, domain: HOST, decision: allow} would allow it.` : ''}`,
         { details: { parts: verdict.parts } });
     }
     const progress = (message: string, p?: number, total?: number) => meta.progress?.(message, p, total);
@@ -115,6 +118,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     error = isToolError(e) ? e : new ToolError('Internal', `toolgate failed inside ${tool?.name ?? name}: ${(e as Error)?.message ?? String(e)}. This is a bug; the call did not complete.`, { cause: e });
     if (!isToolError(e)) rt.log.error({ err: e, tool: name }, 'internal error');
   }
+  if (tool) circuitFor(rt).record(tool.name, error ? error.code : null);
 
   const envelope = buildEnvelope({ tool, name, callId, traceId, args, result, error, started, warnings });
   if (tool) checkEnvelope(rt, tool, envelope);
