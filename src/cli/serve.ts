@@ -35,4 +35,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
   t.onclose = () => void shutdown('transport closed');
   await mcp.server.connect(t);
   log.info({ roots: ceiling, policy: rt.policy.origin, profile: rt.policy.profile, mode: rt.policy.mode }, 'toolgate serving on stdio');
+  if (process.stdin.isTTY) {
+    process.stderr.write('toolgate speaks MCP (JSON-RPC) on stdin/stdout: connect it from an MCP client (see the README for config snippets). Ctrl-C stops it.\n');
+  }
 }
