@@ -20,8 +20,15 @@ export const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.plat
 
 export function compileGlobs(patterns: string[]): (p: string) => boolean {
   if (patterns.length === 0) return () => false;
-  // basename: a pattern without a slash matches at any depth, as in .gitignore.
-  return picomatch(patterns, { dot: true, nocase: CASE_INSENSITIVE_FS, basename: true });
+  // A pattern without a slash matches the name at any depth, as in .gitignore. picomatch's own
+  // `basename` option would test *every* pattern against the last component only, so that
+  // `**/.git/config` or `src/**` never matched: the two kinds are compiled apart.
+  const bare = patterns.filter((p) => !p.includes('/'));
+  const rooted = patterns.filter((p) => p.includes('/')).map((p) => p.replace(/^\/+/, ''));
+  const opts = { dot: true, nocase: CASE_INSENSITIVE_FS };
+  const byName = bare.length ? picomatch(bare, { ...opts, basename: true }) : () => false;
+  const byPath = rooted.length ? picomatch(rooted, opts) : () => false;
+  return (p) => byName(p) || byPath(p);
 }
 
 /** The real path of `p`, or of its nearest existing ancestor joined with the rest. */
