@@ -1,5 +1,5 @@
 import { constants, type Stats } from 'node:fs';
-import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { ToolError, fromSystemError } from '../core/errors.js';
 import type { ResolvedPath } from '../core/types.js';
 import type { Workspace } from './workspace.js';
@@ -74,6 +74,10 @@ export async function openDir(rp: ResolvedPath, ws: Workspace): Promise<OpenedDi
     fh = await open(rp.abs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    // O_NOFOLLOW|O_DIRECTORY on a symlink also fails with ENOTDIR: that is a swap, not a file.
+    if (code === 'ENOTDIR' && (await lstat(rp.abs).catch(() => null))?.isSymbolicLink()) {
+      throw new ToolError('PathTraversalBlocked', `${rp.input} changed while it was being opened (a symlink was swapped in); refused.`);
+    }
     if (code === 'ENOTDIR') throw new ToolError('InvalidArguments', `${rp.display} is a file, not a directory; use read_file.`);
     throw fromSystemError(e, rp.display);
   }
