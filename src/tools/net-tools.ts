@@ -1,3 +1,5 @@
 import type { AnyTool } from '../core/define-tool.js';
+import { fetchUrlTool } from './fetch-url/fetch-url.js';
 
-export const netTools: AnyTool[] = [];
+/** Tools that reach the network: off by default (no domain rule, no fetch). */
+export const netTools: AnyTool[] = [fetchUrlTool];
