@@ -41,6 +41,11 @@ function ruleText(r: RuleData): string {
 
 export function compileRule(r: RuleData, index: number, source: CompiledRule['source'], line?: number): CompiledRule {
   const where = `${source === 'policy' ? 'rules' : source}[${index}]`;
+  // A target is a path, a command or a domain, never two: such a rule would silently match nothing.
+  const qualifiers = (['path', 'command', 'domain'] as const).filter((k) => r[k] !== undefined);
+  if (qualifiers.length > 1) {
+    throw new PolicyError(`${where}: a rule takes one of path, command or domain, not ${qualifiers.join(' and ')}; split it into one rule each`, line, qualifiers[1]);
+  }
   const commands = list(r.command)?.map(splitCommandPattern);
   if (commands?.some((c) => c.length === 0)) throw new PolicyError(`${where}: an empty command pattern matches nothing`, line, 'command');
   if ((r.match || r.not_match) && !commands) throw new PolicyError(`${where}: match/not_match examples need a command`, line, 'match');
