@@ -1,0 +1,57 @@
+import type { Dirent } from 'node:fs';
+import { compileGlobs } from '../../workspace/path-rules.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import type { IgnoreStack } from './ignore-stack.js';
+
+export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
+
+/** Why an entry was left out of a listing or walk. */
+export type SkipReason = 'hidden' | 'denied' | 'state' | 'ignored';
+
+/** Directory toolgate keeps its own state in (audit, spills); never listed or walked. */
+export const STATE_DIR_NAME = '.toolgate';
+
+export function entryType(d: Dirent): EntryType {
+  // Dirent types come from the directory itself (lstat semantics): a symlink is a symlink.
+  return d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other';
+}
+
+export interface FilterOptions {
+  /** Keep names starting with a dot. */
+  hidden: boolean;
+  /** Apply .gitignore / .ignore rules (the stack is built by the caller). */
+  gitignore: boolean;
+}
+
+/**
+ * Decides, entry by entry, what a listing or walk may show: never the secrets deny list
+ * (not even a name), never the state dir, hidden names and ignored paths only on request.
+ *
+ * The deny check here tests only the entry itself (relative and absolute, and "something
+ * inside" for a directory): its ancestors were admitted by `Workspace.resolve` or by this
+ * filter on the way down, which is what PathRules.isDenied would re-test for every entry.
+ */
+export class EntryFilter {
+  private readonly deny: (p: string) => boolean;
+  private readonly stateDirs: ReadonlySet<string>;
+
+  constructor(ws: Workspace, readonly opts: FilterOptions) {
+    this.deny = compileGlobs(ws.rules.deny);
+    this.stateDirs = new Set(ws.rules.protectedAbs);
+  }
+
+  isDenied(relToRoot: string, abs: string, isDir: boolean): boolean {
+    const a = abs.slice(1);
+    if (this.deny(relToRoot) || this.deny(a)) return true;
+    return isDir && (this.deny(`${relToRoot}/x`) || this.deny(`${a}/x`));
+  }
+
+  check(name: string, relToRoot: string, abs: string, type: EntryType, stack: IgnoreStack | null): SkipReason | null {
+    const isDir = type === 'dir';
+    if (isDir && (name === STATE_DIR_NAME || this.stateDirs.has(abs))) return 'state';
+    if (this.isDenied(relToRoot, abs, isDir)) return 'denied';
+    if (!this.opts.hidden && name.charCodeAt(0) === 46 /* . */) return 'hidden';
+    if (this.opts.gitignore && stack && stack.size > 0 && stack.ignored(relToRoot, isDir)) return 'ignored';
+    return null;
+  }
+}

@@ -1,0 +1,116 @@
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import ignore, { type Ignore } from 'ignore';
+import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
+
+/** Ignore files read in every directory, in order: a later file's rules win (as ripgrep ranks .ignore over .gitignore). */
+export const DEFAULT_IGNORE_FILES = ['.gitignore', '.ignore'];
+
+/** An ignore file bigger than this is not a list of patterns; it is skipped. */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+interface Level {
+  /** The directory the rules belong to, relative to the root ('' for the root). */
+  base: string;
+  ig: Ignore;
+}
+
+/**
+ * The .gitignore rules in force in one directory: one level per ancestor that has rules.
+ * Immutable, so sibling directories share their parent's stack.
+ */
+export class IgnoreStack {
+  private constructor(private readonly levels: readonly Level[]) {}
+
+  static empty(): IgnoreStack {
+    return new IgnoreStack([]);
+  }
+
+  get size(): number {
+    return this.levels.length;
+  }
+
+  /** This stack plus the rules of the directory `base`; unchanged when `texts` hold no rules. */
+  with(base: string, texts: string[]): IgnoreStack {
+    const rules = texts.join('\n');
+    if (!/^[ \t]*[^#\s]/m.test(rules)) return this;
+    const ig = ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(rules);
+    return new IgnoreStack([...this.levels, { base, ig }]);
+  }
+
+  /**
+   * Whether `relToRoot` is ignored. The deepest file with a rule that matches decides, so a
+   * `!keep.log` in a subdirectory re-includes what the root's `*.log` excluded. Ancestors
+   * that are ignored are never walked into, which gives git's "cannot re-include a file
+   * whose parent is excluded".
+   */
+  ignored(relToRoot: string, isDir: boolean): boolean {
+    for (let i = this.levels.length - 1; i >= 0; i--) {
+      const { base, ig } = this.levels[i]!;
+      let rel: string;
+      if (base === '') rel = relToRoot;
+      else if (relToRoot.startsWith(base + '/')) rel = relToRoot.slice(base.length + 1);
+      else continue;
+      if (rel === '') continue;
+      let r;
+      try {
+        r = ig.test(isDir ? rel + '/' : rel);
+      } catch {
+        continue; // a name the ignore package cannot read as a relative path: no rule applies
+      }
+      if (r.ignored) return true;
+      if (r.unignored) return false;
+    }
+    return false;
+  }
+}
+
+/**
+ * Reads one ignore file in `dirPath` without following a symlink and only if it is a small
+ * regular file; null when there is none. `dirPath` may be a /proc/self/fd/N directory path.
+ */
+export async function readIgnoreFile(dirPath: string, name: string): Promise<string | null> {
+  let fh;
+  try {
+    fh = await open(`${dirPath}/${name}`, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile() || st.size > MAX_IGNORE_FILE_BYTES) return null;
+    return (await fh.readFile()).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    await fh.close().catch(() => {});
+  }
+}
+
+/** Reads the ignore files named `files` that exist in `dirPath`, among the names the directory holds. */
+export async function readIgnoreFiles(dirPath: string, present: ReadonlySet<string> | null, files: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const f of files) {
+    if (present && !present.has(f)) continue;
+    const text = await readIgnoreFile(dirPath, f);
+    if (text !== null) out.push(text);
+  }
+  return out;
+}
+
+/**
+ * The stack in force inside `relDir` (relative to `root`) from the ignore files of `root`
+ * and every directory down to `relDir`'s parent: what applies to a walk that starts in a
+ * subdirectory. The start directory's own files are read by the walk itself.
+ */
+export async function ancestorIgnores(root: string, relDir: string, files: readonly string[]): Promise<IgnoreStack> {
+  let stack = IgnoreStack.empty();
+  if (relDir === '') return stack;
+  const parts = relDir.split('/');
+  for (let i = 0; i < parts.length; i++) {
+    const base = parts.slice(0, i).join('/');
+    const texts = await readIgnoreFiles(base === '' ? root : `${root}/${base}`, null, files);
+    stack = stack.with(base, texts);
+  }
+  return stack;
+}
