@@ -10,15 +10,18 @@ const SECRET_SHAPES: RegExp[] = [
   /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g, // Slack
   /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API key
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-  /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g,
+  /\b([Bb]earer|BEARER|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g,
 ];
+
+/** `NAME=value` where the name says secret (env assignments in commands, URL queries): the value goes. */
+const SECRET_ASSIGNMENT = /\b([A-Za-z0-9_.-]*(?:token|secret|passw(?:or)?d|api[-_]?key|access[-_]?key|private[-_]?key)[A-Za-z0-9_.-]*)=("[^"]*"|'[^']*'|[^\s&"';]+)/gi;
 
 export const REDACTED = '[REDACTED]';
 
 export function redactString(s: string): string {
   let out = s;
   for (const re of SECRET_SHAPES) out = out.replace(re, REDACTED);
-  return out;
+  return out.replace(SECRET_ASSIGNMENT, (_m, name: string) => `${name}=${REDACTED}`);
 }
 
 /** A deep copy with secret-named keys and credential-shaped values replaced by "[REDACTED]". */
