@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { ToolError } from '../../core/errors.js';
+import type { PlanTarget, ResolvedPath } from '../../core/types.js';
+import { DEFAULT_MAX_VISITS, DEFAULT_TIME_LIMIT_MS, walk, type StopReason } from '../walk/walk.js';
+import { compilePattern } from './pattern.js';
+
+const input = z.strictObject({
+  pattern: z.string().min(1).max(1000).describe('Glob relative to path: "*" stays in one folder, "**" crosses folders, {a,b} and [abc] work. Example: "src/**/*.ts".'),
+  path: z.string().default('.').describe('Folder to search from, relative to the workspace root (default: the root).'),
+  limit: z.number().int().min(1).max(10_000).default(1000).describe('Most paths to return (default 1000).'),
+  hidden: z.boolean().default(false).describe('Also match names starting with a dot (a pattern that names one, like ".github/**", matches it anyway).'),
+  gitignore: z.boolean().default(true).describe('Skip what .gitignore / .ignore files exclude (default true).'),
+});
+
+const output = z.object({
+  pattern: z.string(),
+  path: z.string().describe('The folder searched, workspace-relative.'),
+  files: z.array(z.string()).describe('Matching files (and symlinks), workspace-relative, sorted.'),
+  count: z.number().describe('How many paths are in files.'),
+  total: z.number().describe('How many matched in all (at least; more may exist when the walk stopped early).'),
+  truncated: z.boolean().describe('True when files holds fewer than total, or the walk stopped early.'),
+  stopped: z.enum(['visit_cap', 'time_cap']).nullable().describe('Why the walk stopped before covering the tree, or null.'),
+});
+
+type Plan = { targets: PlanTarget[]; summary: string; start: ResolvedPath | null; root: ResolvedPath; base: string };
+
+/** Files by name pattern; walks only folders that can hold a match. */
+export const globTool = defineTool({
+  name: 'glob',
+  version: '1.0.0',
+  title: 'Find files by name pattern',
+  description: descriptionBeside(import.meta.url),
+  input,
+  output,
+  risk: 'low',
+  permissions: ['fs.read'],
+  side_effects: 'none',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async plan(args, ctx) {
+    const compiled = compilePattern(args.pattern, { hidden: args.hidden });
+    const root = await ctx.workspace.resolve(args.path, 'search');
+    if (!root.exists) throw new ToolError('NotFound', `${args.path} does not exist; check the folder with list_dir or glob from the workspace root.`);
+    if (root.kind !== 'dir') throw new ToolError('InvalidArguments', `${root.display} is a file, not a folder; set path to a folder (or read the file with read_file).`);
+    const targets: PlanTarget[] = [{ kind: 'path', access: 'search', path: root }];
+    let start: ResolvedPath | null = root;
+    if (compiled.base) {
+      const lexical = `${root.abs}/${compiled.base}`;
+      try {
+        start = await ctx.workspace.resolve(lexical, 'search');
+      } catch (e) {
+        // A link on the way to the base would be followed by resolve; a walk never follows links, so nothing matches there.
+        if (!(e instanceof ToolError) || e.code !== 'PathTraversalBlocked') throw e;
+        start = null;
+      }
+      if (start && (!start.exists || start.kind !== 'dir' || start.abs !== lexical)) start = null;
+      if (start) targets.push({ kind: 'path', access: 'search', path: start });
+    }
+    return { targets, summary: `find ${compiled.pattern} under ${root.display}`, start, root, base: compiled.base } satisfies Plan;
+  },
+  async execute(args, plan, ctx) {
+    const { start, root, base } = plan as Plan;
+    const compiled = compilePattern(args.pattern, { hidden: args.hidden });
+    const matches: string[] = [];
+    let stopped: StopReason | null = null;
+    let visited = 0;
+    if (start) {
+      const prefix = base ? `${base}/` : '';
+      const r = await walk({
+        workspace: ctx.workspace,
+        start,
+        hidden: args.hidden || compiled.mentionsDot,
+        gitignore: args.gitignore,
+        signal: ctx.signal,
+        maxVisits: DEFAULT_MAX_VISITS,
+        timeLimitMs: DEFAULT_TIME_LIMIT_MS,
+        descend: (e) => compiled.canContain(e.rel.split('/')),
+        onEntry: (e) => {
+          if (e.type !== 'dir' && e.type !== 'other' && compiled.match(prefix + e.rel)) matches.push(ctx.workspace.display(e.abs));
+        },
+        onProgress: (n) => ctx.progress(`glob: ${n} entries visited, ${matches.length} matches`),
+      });
+      if (r.stopped === 'aborted') throw new ToolError('Cancelled', 'The glob was cancelled.');
+      stopped = r.stopped === 'stopped' ? null : r.stopped;
+      visited = r.visited;
+    }
+    matches.sort();
+    const total = matches.length;
+    const files = matches.slice(0, args.limit);
+    const cut = total > files.length;
+    const spill = cut ? await ctx.spill(matches.join('\n') + '\n') : undefined;
+    const where = root.display;
+    const under = where === '.' ? 'in the workspace' : `under ${where}`;
+    let text = total === 0
+      ? `No files match ${compiled.pattern} ${under}.${args.gitignore ? ' Ignored files were skipped (gitignore: false includes them).' : ''}`
+      : `Found ${total} file${total === 1 ? '' : 's'} matching ${compiled.pattern} ${under}${cut ? ` (showing the first ${files.length}; the full list is in storage_ref)` : ''}.`;
+    if (stopped) {
+      text += ` The search stopped early (${stopped === 'visit_cap' ? `visited ${visited} entries, the cap` : `time limit of ${DEFAULT_TIME_LIMIT_MS / 1000} s`}), so results are incomplete: narrow it with a deeper path or a more specific pattern (e.g. "src/**/*.ts").`;
+    } else if (cut) {
+      text += ' Narrow the pattern or path to see the rest here.';
+    }
+    return {
+      data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped },
+      text,
+      status: cut || stopped ? 'partial' : 'ok',
+      stats: { matched: total, visited },
+      ...(spill ? { storage_ref: spill.storage_ref, sha256: spill.sha256 } : {}),
+    };
+  },
+});
