@@ -15,7 +15,7 @@ function files(root: string, spec: Record<string, string>): void {
   }
 }
 
-async function run(dir: string, opts: Partial<WalkOptions> & { start?: string } = {}) {
+async function run(dir: string, opts: Partial<Omit<WalkOptions, 'start'>> & { start?: string } = {}) {
   const ws = new Workspace([dir], PathRules.withDefaults([], [], [path.join(dir, '.toolgate')]));
   const start = await ws.resolve(opts.start ?? '.', 'search');
   const seen: WalkEntry[] = [];
