@@ -37,7 +37,13 @@ export class AuditWriter {
   }
 
   private resync(): void {
-    const size = fstatSync(this.fd).size;
+    let size = fstatSync(this.fd).size;
+    if (size > 0) {
+      // A crash mid-write leaves half a line: end it, or the next record would be glued to it and lost.
+      const last = Buffer.alloc(1);
+      readSync(this.fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) size += writeSync(this.fd, '\n');
+    }
     const last = lastLineOf(this.fd, size);
     this.prev = last ? hashLine(last) : GENESIS;
     this.knownSize = size;
