@@ -1,0 +1,142 @@
+// The audit hash chain: the writer keeps it across restarts and other writers; verify detects tampering.
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { tempDir } from '../testing/helpers.js';
+import { GENESIS, hashLine, type AuditRecord } from './record.js';
+import { verifyAudit } from './verify.js';
+import { AuditWriter } from './writer.js';
+
+function rec(i: number): Omit<AuditRecord, 'prev_hash'> {
+  const t = new Date(1_700_000_000_000 + i * 1000).toISOString();
+  return {
+    ts_start: t, ts_end: t, trace_id: `tr_${i}`, tool_call_id: `tc_${i}`, session_id: 'ses_1', tool: 'read_file',
+    version: '1.0.0', risk: 'low', args: { path: `f${i}.txt` }, decision: 'allow', rule: 'default for low risk', approval: null,
+    ok: true, status: 'ok', error_code: null, duration_ms: 1, files_changed: [], commands_run: [], hashes: {},
+  };
+}
+
+/** A fresh audit file with `n` records written by one writer. */
+function logWith(n: number): { file: string; cleanup: () => void } {
+  const { dir, cleanup } = tempDir('tg-audit-');
+  const file = path.join(dir, 'state', 'audit.jsonl');
+  const w = new AuditWriter(file);
+  for (let i = 0; i < n; i++) w.append(rec(i));
+  w.close();
+  return { file, cleanup };
+}
+
+const linesOf = (file: string) => readFileSync(file, 'utf8').split('\n').slice(0, -1);
+const writeLines = (file: string, lines: string[]) => writeFileSync(file, lines.map((l) => l + '\n').join(''));
+
+describe('the writer', () => {
+  test('chains every record to the one before, from the genesis hash', () => {
+    const { file, cleanup } = logWith(3);
+    const lines = linesOf(file);
+    assert.equal(lines.length, 3);
+    assert.equal(JSON.parse(lines[0]!).prev_hash, GENESIS);
+    assert.equal(JSON.parse(lines[1]!).prev_hash, hashLine(lines[0]!));
+    assert.equal(JSON.parse(lines[2]!).prev_hash, hashLine(lines[1]!));
+    assert.equal(readFileSync(`${file}.head`, 'utf8').split(' ')[0], hashLine(lines[2]!));
+    cleanup();
+  });
+
+  test('every line is one JSON record with the SPEC fields', () => {
+    const { file, cleanup } = logWith(1);
+    const r = JSON.parse(linesOf(file)[0]!);
+    for (const k of ['ts_start', 'ts_end', 'trace_id', 'tool_call_id', 'session_id', 'tool', 'version', 'risk', 'args', 'decision', 'rule', 'approval', 'ok', 'status', 'error_code', 'duration_ms', 'files_changed', 'commands_run', 'hashes', 'prev_hash']) {
+      assert.ok(k in r, k);
+    }
+    cleanup();
+  });
+
+  test('continues the chain across a restart', async () => {
+    const { file, cleanup } = logWith(2);
+    const w = new AuditWriter(file);
+    w.append(rec(2));
+    w.close();
+    assert.deepEqual(await verifyAudit(file), { ok: true, records: 3 });
+    cleanup();
+  });
+
+  test('continues the chain when another process appended meanwhile', async () => {
+    const { file, cleanup } = logWith(0);
+    const a = new AuditWriter(file);
+    const b = new AuditWriter(file);
+    a.append(rec(0));
+    b.append(rec(1));
+    a.append(rec(2));
+    a.append(rec(3));
+    b.append(rec(4));
+    a.close();
+    b.close();
+    assert.deepEqual(await verifyAudit(file), { ok: true, records: 5 });
+    cleanup();
+  });
+
+  test('a record appended after a crash left half a line starts on its own line', async () => {
+    const { file, cleanup } = logWith(2);
+    appendFileSync(file, '{"ts_start":"2024-');
+    const w = new AuditWriter(file);
+    w.append(rec(9));
+    w.close();
+    const lines = linesOf(file);
+    // the new record survives whole, even though the log now shows the crash
+    assert.equal(JSON.parse(lines[lines.length - 1]!).tool_call_id, 'tc_9');
+    const v = await verifyAudit(file);
+    assert.equal(v.ok, false);
+    assert.equal(v.bad_line, 3);
+    cleanup();
+  });
+
+  test('the file is created private (0600)', () => {
+    const { file, cleanup } = logWith(1);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    cleanup();
+  });
+});
+
+describe('verify', () => {
+  test('passes on an intact file', async () => {
+    const { file, cleanup } = logWith(5);
+    assert.deepEqual(await verifyAudit(file), { ok: true, records: 5 });
+    cleanup();
+  });
+
+  const rows: Array<[string, (lines: string[], file: string) => void, number]> = [
+    ['a modified middle line', (l, f) => { l[2] = l[2]!.replace('f2.txt', 'f2.TXT'); writeLines(f, l); }, 4],
+    ['a modified first line', (l, f) => { l[0] = l[0]!.replace('"ok":true', '"ok":false'); writeLines(f, l); }, 2],
+    ['a modified last line', (l, f) => { l[4] = l[4]!.replace('allow', 'deny'); writeLines(f, l); }, 5],
+    ['whitespace added to a line', (l, f) => { l[1] = l[1]! + ' '; writeLines(f, l); }, 3],
+    ['a removed middle line', (l, f) => { l.splice(2, 1); writeLines(f, l); }, 3],
+    ['a removed first line', (l, f) => { l.shift(); writeLines(f, l); }, 1],
+    ['two lines swapped', (l, f) => { [l[1], l[2]] = [l[2]!, l[1]!]; writeLines(f, l); }, 2],
+    ['the last two lines swapped', (l, f) => { [l[3], l[4]] = [l[4]!, l[3]!]; writeLines(f, l); }, 4],
+    ['a line duplicated', (l, f) => { l.splice(3, 0, l[2]!); writeLines(f, l); }, 4],
+    ['a forged line inserted', (l, f) => { l.splice(1, 0, JSON.stringify({ ...rec(99), prev_hash: hashLine(l[0]!) })); writeLines(f, l); }, 3],
+    ['a blank line inserted', (l, f) => { l.splice(2, 0, ''); writeLines(f, l); }, 3],
+    ['a cut tail (whole last line removed)', (l, f) => { l.pop(); writeLines(f, l); }, 4],
+    ['a cut tail of several lines', (l, f) => { writeLines(f, l.slice(0, 2)); }, 2],
+    ['every line removed', (_l, f) => { writeFileSync(f, ''); }, 0],
+    ['a truncated last line', (_l, f) => { truncateSync(f, statSync(f).size - 10); }, 5],
+    ['the newline of the last line cut', (_l, f) => { truncateSync(f, statSync(f).size - 1); }, 5],
+    ['the head file removed', (_l, f) => { rmSync(`${f}.head`); }, 5],
+    ['the head file edited', (_l, f) => { writeFileSync(`${f}.head`, `${'a'.repeat(64)} 0\n`); }, 5],
+  ];
+  for (const [name, tamper, badLine] of rows) {
+    test(`detects ${name}`, async () => {
+      const { file, cleanup } = logWith(5);
+      tamper(linesOf(file), file);
+      const v = await verifyAudit(file);
+      assert.equal(v.ok, false, `not detected: ${JSON.stringify(v)}`);
+      assert.equal(v.bad_line, badLine, v.problem);
+      assert.ok(v.problem && v.problem.length > 0);
+      cleanup();
+    });
+  }
+
+  test('a missing file is an error, not a pass', async () => {
+    await assert.rejects(verifyAudit('/nonexistent/audit.jsonl'));
+  });
+});
