@@ -1,3 +1,7 @@
 import type { AnyTool } from '../core/define-tool.js';
+import { editFileTool } from './edit-file/edit-file.js';
+import { multiEditTool } from './multi-edit/multi-edit.js';
+import { writeFileTool } from './write-file/write-file.js';
 
-export const editTools: AnyTool[] = [];
+/** Change files: write, edit, multi-edit, patch, delete. */
+export const editTools: AnyTool[] = [writeFileTool, editFileTool, multiEditTool];

@@ -1,0 +1,142 @@
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readlink, realpath, rename, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { ToolError, fromSystemError } from '../core/errors.js';
+
+const HAS_PROC_FD = process.platform === 'linux';
+
+/** A complete, fsynced copy of the new content beside its target, waiting to be renamed over it. */
+export interface Staged {
+  target: string;
+  display: string;
+  tmp: string;
+  /** stat of the staged file: what the target will be after the rename (same inode, mtime, size). */
+  stat: Stats;
+}
+
+/** What the target must still be just before the rename; null: it must not exist. */
+export type Expect = { dev: number; ino: number; size: number; mtimeMs: number } | null;
+
+/** Mode for a new file, as open(2) would give it. */
+function newFileMode(): number {
+  return 0o666 & ~process.umask();
+}
+
+function tempName(target: string): string {
+  const base = path.basename(target).slice(0, 80);
+  return path.join(path.dirname(target), `.${base}.tg-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/**
+ * Writes `data` to a new temporary file in the target's directory (O_EXCL, no following
+ * links), with the existing file's mode (and owner, where allowed), and fsyncs it.
+ */
+export async function stageFile(target: string, display: string, data: Buffer, existing: Stats | null): Promise<Staged> {
+  const tmp = tempName(target);
+  let fh;
+  try {
+    fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch (e) {
+    throw fromSystemError(e, display);
+  }
+  try {
+    if (HAS_PROC_FD && (await readlink(`/proc/self/fd/${fh.fd}`)) !== tmp) {
+      throw new ToolError('PathTraversalBlocked', `A directory on the way to ${display} was swapped while writing; refused.`);
+    }
+    await fh.writeFile(data);
+    await fh.chmod(existing ? existing.mode & 0o7777 : newFileMode());
+    if (existing && (existing.uid !== process.getuid?.() || existing.gid !== process.getgid?.())) {
+      await fh.chown(existing.uid, existing.gid).catch(() => {}); // only root may give a file away; keep going
+    }
+    await fh.sync();
+    const stat = await fh.stat();
+    await fh.close();
+    return { target, display, tmp, stat };
+  } catch (e) {
+    await fh.close().catch(() => {});
+    await unlink(tmp).catch(() => {});
+    throw fromSystemError(e, display);
+  }
+}
+
+export async function discard(s: Staged): Promise<void> {
+  await unlink(s.tmp).catch(() => {});
+}
+
+/**
+ * The last check before the rename: the directory is still the real one, and the target is
+ * still what was read — not a symlink swapped in, not a new hard link, not changed meanwhile.
+ */
+export async function checkTarget(target: string, display: string, expect: Expect, allowHardlinks: boolean): Promise<void> {
+  const dir = path.dirname(target);
+  if ((await realpath(dir).catch(() => null)) !== dir) {
+    throw new ToolError('PathTraversalBlocked', `The directory of ${display} was moved or replaced by a link while writing; nothing was changed.`);
+  }
+  let st: Stats | null = null;
+  try {
+    st = await lstat(target);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw fromSystemError(e, display);
+  }
+  if (st?.isSymbolicLink()) {
+    throw new ToolError('PathTraversalBlocked', `${display} became a symbolic link while writing; toolgate never writes through a link. Nothing was changed.`);
+  }
+  if (st && !st.isFile()) {
+    throw new ToolError('PathDenied', `${display} is no longer a regular file; nothing was changed.`);
+  }
+  if (expect === null && st) {
+    throw new ToolError('StaleRead', `${display} was created by someone else while writing; read it with read_file and redo the change.`, { details: { path: display, changed: ['created'] } });
+  }
+  if (expect && !st) {
+    throw new ToolError('StaleRead', `${display} was deleted while writing; nothing was changed.`, { details: { path: display, changed: ['deleted'] } });
+  }
+  if (expect && st) {
+    if (st.dev !== expect.dev || st.ino !== expect.ino || st.size !== expect.size || st.mtimeMs !== expect.mtimeMs) {
+      throw new ToolError('StaleRead', `${display} changed while the change was being written; read it again and redo the change.`, { details: { path: display, changed: ['mtime'] } });
+    }
+    if (st.nlink > 1 && !allowHardlinks) {
+      throw new ToolError('PathDenied', `${display} has ${st.nlink} hard links; refused (set paths.allow_hardlinks to permit).`);
+    }
+  }
+}
+
+export function expectOf(st: Stats | null): Expect {
+  return st ? { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } : null;
+}
+
+/** Renames the staged file over its target and makes the rename durable (fsync of the directory). */
+export async function commit(s: Staged): Promise<void> {
+  try {
+    await rename(s.tmp, s.target);
+  } catch (e) {
+    await discard(s);
+    throw fromSystemError(e, s.display);
+  }
+  await syncDir(path.dirname(s.target));
+}
+
+export async function syncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    await fh.sync();
+  } catch {
+    // Some file systems refuse fsync on a directory; the rename itself is still atomic.
+  } finally {
+    await fh?.close().catch(() => {});
+  }
+}
+
+/** stage → check → rename, for one file. Returns the stat of the new file. */
+export async function atomicWrite(target: string, display: string, data: Buffer, existing: Stats | null, allowHardlinks: boolean): Promise<Stats> {
+  const s = await stageFile(target, display, data, existing);
+  try {
+    await checkTarget(target, display, expectOf(existing), allowHardlinks);
+  } catch (e) {
+    await discard(s);
+    throw e;
+  }
+  await commit(s);
+  return s.stat;
+}

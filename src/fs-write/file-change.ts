@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
+import { sha256 } from '../core/output.js';
+import type { Plan, PlanContext, ResolvedPath, ToolContext, ToolResult } from '../core/types.js';
+import { atomicWrite } from './atomic-write.js';
+import { readCurrent, type Current } from './current.js';
+import { unifiedDiff } from './diff.js';
+import { checkFresh, readRequired, replayArgs } from './freshness.js';
+import { createParents, parentExists } from './mkdirs.js';
+import { withPathLocks } from './path-lock.js';
+import { boundedDiff, changeFields } from './result.js';
+import { toLf, tryDecodeText, type TextFile } from './text.js';
+
+/** Arguments every single-file change shares. */
+export interface FileChangeArgs {
+  path: string;
+  dry_run?: boolean;
+  expected_sha256?: string;
+  create_dirs?: boolean;
+}
+
+export const fileChangeFields = {
+  path: z.string().describe('Workspace-relative path of the file.'),
+  created: z.boolean().describe('True when the file did not exist before.'),
+  sha256: z.string().describe('SHA-256 of the file after the change (what it would be, on dry_run).'),
+  sha256_before: z.string().nullable(),
+  size: z.number().int().describe('Size in bytes after the change.'),
+  mtime_ms: z.number().nullable().describe('Modification time after the write (null on dry_run).'),
+  line_endings: z.enum(['lf', 'crlf', 'mixed', 'none']),
+  ...changeFields,
+};
+
+export interface FileChangeData {
+  path: string;
+  created: boolean;
+  sha256: string;
+  sha256_before: string | null;
+  size: number;
+  mtime_ms: number | null;
+  line_endings: 'lf' | 'crlf' | 'mixed' | 'none';
+  diff: string;
+  diff_truncated: boolean;
+  files_changed: string[];
+  dry_run: boolean;
+  added_lines: number;
+  removed_lines: number;
+}
+
+/** Turns what is on disk (null: a new file) into the new bytes, or throws a ToolError. */
+export type Transform<X> = (current: Current | null) => { buf: Buffer; extra: X; lineEndings: TextFile['eol'] };
+
+export interface SingleFileOptions {
+  verb: string;
+  /** write_file may create; the edit tools need an existing file. */
+  mayCreate: boolean;
+}
+
+/**
+ * Plan of a one-file change: the path admitted for writing (or creating), read-before-write
+ * checked early, and — when this session has read the file, so nothing new is revealed — the
+ * change tried in memory, so the user is never asked to approve a change that cannot apply.
+ */
+export async function planFileChange<A extends FileChangeArgs>(args: A, ctx: PlanContext, opts: SingleFileOptions, tryIt?: Transform<unknown>): Promise<Plan> {
+  const rp = await ctx.workspace.resolve(args.path, 'write');
+  if (rp.kind === 'dir') throw new ToolError('InvalidArguments', `${rp.display} is a directory; give a file path.`);
+  if (!rp.exists) {
+    if (!opts.mayCreate) throw new ToolError('NotFound', `${rp.display} does not exist; use write_file to create a new file.`, { details: { path: rp.display } });
+    if (!args.create_dirs && !(await parentExists(rp))) {
+      throw new ToolError('NotFound', `The directory of ${rp.display} does not exist; pass create_dirs: true to create it.`, { details: { path: rp.display } });
+    }
+  } else if (args.expected_sha256 === undefined) {
+    if (!ctx.session.reads.has(rp.abs)) throw readRequired(rp);
+    const current = await readCurrent(rp, ctx.workspace, ctx.policy.data.limits.max_file_bytes);
+    checkFresh(rp, current, ctx.session);
+    tryIt?.(current);
+  }
+  return {
+    targets: [{ kind: 'path', access: rp.exists ? 'write' : 'create', path: rp }],
+    summary: `${opts.verb} ${rp.display}${rp.exists ? '' : ' (new file)'}${args.dry_run ? ' (dry run: nothing is written)' : ''}`,
+    replay_args: replayArgs(args, rp, ctx.session) as Record<string, unknown> | undefined,
+  };
+}
+
+export function pathOf(plan: Plan): ResolvedPath {
+  const t = plan.targets[0];
+  if (!t || t.kind !== 'path') throw new ToolError('Internal', 'plan has no path target');
+  return t.path;
+}
+
+/** The change itself: under the file's lock, read, check fresh, transform, diff, write atomically, record. */
+export async function executeFileChange<A extends FileChangeArgs, X>(args: A, plan: Plan, ctx: ToolContext, transform: Transform<X>):
+  Promise<ToolResult<FileChangeData & X>> {
+  let rp = pathOf(plan);
+  const ws = ctx.workspace;
+  const max = ctx.policy.data.limits.max_file_bytes;
+  return withPathLocks([rp.abs], async () => {
+    const current = await readCurrent(rp, ws, max);
+    if (rp.exists && !current) throw new ToolError('NotFound', `${rp.display} was deleted since the call was planned; nothing was written.`, { details: { path: rp.display } });
+    checkFresh(rp, current, ctx.session, args.expected_sha256);
+    const { buf, extra, lineEndings } = transform(current);
+    if (buf.length > max) {
+      throw new ToolError('FileTooLarge', `The new content of ${rp.display} is ${buf.length} bytes, over the ${max}-byte limit (limits.max_file_bytes).`);
+    }
+    const before = current ? tryDecodeText(current.buf) : null;
+    const after = tryDecodeText(buf);
+    const bothCrlf = before?.eol === 'crlf' && after?.eol === 'crlf';
+    const unchanged = !!current && current.buf.equals(buf);
+    const { diff, stats } = unchanged ? { diff: '', stats: { added: 0, removed: 0 } } : unifiedDiff([{
+      from: current ? rp.display : null, to: rp.display,
+      oldText: before ? (bothCrlf ? toLf(before.text) : before.text) : null,
+      newText: after ? (bothCrlf ? toLf(after.text) : after.text) : null,
+      binary: (!!current && !before) || !after,
+    }]);
+    const newSha = sha256(buf);
+    let mtime: number | null = null;
+    if (!args.dry_run && !unchanged) {
+      if (!current && args.create_dirs) rp = (await createParents(rp, ws)).rp;
+      const st = await atomicWrite(rp.abs, rp.display, buf, current?.stat ?? null, ws.rules.allowHardlinks);
+      mtime = st.mtimeMs;
+      ctx.session.recordRead(rp.abs, { size: buf.length, mtime_ms: st.mtimeMs, sha256: newSha });
+    } else if (unchanged) {
+      mtime = current!.stat.mtimeMs;
+    }
+    const bd = await boundedDiff(diff, ctx);
+    const changed = !args.dry_run && !unchanged ? [rp.display] : [];
+    const data = {
+      path: rp.display, created: !current, sha256: newSha, sha256_before: current?.sha256 ?? null, size: buf.length, mtime_ms: mtime,
+      line_endings: lineEndings, diff: bd.diff, diff_truncated: bd.diff_truncated,
+      files_changed: args.dry_run ? (unchanged ? [] : [rp.display]) : changed, dry_run: !!args.dry_run,
+      added_lines: stats.added, removed_lines: stats.removed, ...extra,
+    };
+    const what = unchanged ? `${rp.display} already has this content; nothing written.`
+      : `${args.dry_run ? 'Dry run: would change' : current ? 'Changed' : 'Created'} ${rp.display} (+${stats.added} -${stats.removed} lines).`;
+    return {
+      data, text: what, files_changed: changed,
+      hashes: changed.length ? { [rp.display]: newSha } : {},
+      ...(bd.storage_ref ? { storage_ref: bd.storage_ref, sha256: bd.sha256 } : {}),
+      stats: { bytes: buf.length },
+    };
+  });
+}

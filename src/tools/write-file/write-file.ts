@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { executeFileChange, fileChangeFields, planFileChange } from '../../fs-write/file-change.js';
+import { encodeText, toCrlf, toLf, tryDecodeText } from '../../fs-write/text.js';
+
+const input = z.strictObject({
+  path: z.string().describe('File to write, relative to the workspace root.'),
+  content: z.string().describe('The whole new content of the file (UTF-8).'),
+  create_dirs: z.boolean().default(false).describe('Create missing parent directories.'),
+  dry_run: z.boolean().default(false).describe('Only return the diff; write nothing.'),
+  expected_sha256: z.string().regex(/^(sha256:)?[0-9a-fA-F]{64}$/).optional()
+    .describe('SHA-256 of the content you expect the file to have now; replaces the need to read it first in this session.'),
+});
+
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  version: '1.0.0',
+  title: 'Write a file',
+  description: descriptionBeside(import.meta.url),
+  input,
+  output: z.object(fileChangeFields),
+  risk: 'medium',
+  permissions: ['fs.write'],
+  side_effects: 'creates or replaces one file (atomic rename)',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  aliases: { file_path: 'path' },
+  plan: (args, ctx) => planFileChange(args, ctx, { verb: 'write', mayCreate: true }),
+  execute: (args, plan, ctx) => executeFileChange(args, plan, ctx, (current) => {
+    const before = current ? tryDecodeText(current.buf) : null;
+    // An existing CRLF file stays CRLF, and keeps its byte order mark.
+    let text = args.content;
+    if (before?.eol === 'crlf' && !text.includes('\r\n')) text = toCrlf(toLf(text));
+    const buf = encodeText(text, before?.bom === true && !text.startsWith('\uFEFF'));
+    return { buf, extra: {}, lineEndings: tryDecodeText(buf)?.eol ?? 'none' };
+  }),
+});
