@@ -4,6 +4,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
 import { Harness, tempDir } from '../../testing/helpers.js';
+import pino from 'pino';
+import type { ToolContext } from '../../core/types.js';
+import { globFiles, globTool, type GlobPlan } from './glob.js';
 import { compilePattern, splitSegments } from './pattern.js';
 
 function files(root: string, spec: Record<string, string>): void {
@@ -171,4 +174,47 @@ test('pattern: literal base, brace-aware segments, and folder pruning', () => {
   assert.equal(compilePattern('*.ts', { hidden: false }).canContain(['a']), false);
   assert.equal(compilePattern('**/.env*', { hidden: false }).mentionsDot, true);
   assert.equal(compilePattern('**/*.ts', { hidden: false }).mentionsDot, false);
+});
+
+test('glob: the visit cap and the time cap give partial results and say how to narrow', async () => {
+  const spec: Record<string, string> = {};
+  for (let i = 0; i < 40; i++) spec[`d${i % 4}/f${i}.ts`] = '';
+  const s = setup(spec);
+  try {
+    const ws = await s.h.roots.workspace();
+    const limits = { timeout_ms: 10_000, output_bytes: 51_200, output_lines: 2000 };
+    const ctx = {
+      workspace: ws, policy: s.h.rt.policy, session: s.h.session, signal: new AbortController().signal, callId: 'tc_test', traceId: 'tr_test',
+      limits, log: pino({ level: 'silent' }), progress: () => {}, notify: async () => {}, spill: async () => ({ storage_ref: 'x', sha256: 'y' }),
+    } satisfies ToolContext;
+    const args = { pattern: '**/*.ts', path: '.', limit: 1000, hidden: false, gitignore: true };
+    const plan = (await globTool.plan(args, ctx)) as GlobPlan;
+    const visits = await globFiles(args, plan, ctx, { maxVisits: 10, timeLimitMs: 10_000 });
+    assert.equal(visits.status, 'partial');
+    assert.equal(visits.data.stopped, 'visit_cap');
+    assert.equal(visits.data.truncated, true);
+    assert.ok(visits.data.files.length < 40);
+    assert.match(visits.text, /incomplete.*narrow/);
+    const timed = await globFiles(args, plan, ctx, { maxVisits: 1000, timeLimitMs: -1 });
+    assert.equal(timed.data.stopped, 'time_cap');
+    assert.equal(timed.status, 'partial');
+    const whole = await globFiles(args, plan, ctx);
+    assert.equal(whole.data.total, 40);
+    assert.equal(whole.status, 'ok');
+  } finally {
+    s.done();
+  }
+});
+
+test('glob: a cancelled call stops with Cancelled', async () => {
+  const s = setup(TREE);
+  try {
+    const ctrl = new AbortController();
+    ctrl.abort();
+    const env = await s.h.call('glob', { pattern: '**/*' }, { signal: ctrl.signal });
+    assert.equal(env.ok, false);
+    assert.equal(env.error?.code, 'Cancelled');
+  } finally {
+    s.done();
+  }
 });

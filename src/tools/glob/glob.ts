@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, descriptionBeside } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
-import type { PlanTarget, ResolvedPath } from '../../core/types.js';
+import type { PlanTarget, ResolvedPath, ToolContext, ToolResult } from '../../core/types.js';
 import { DEFAULT_MAX_VISITS, DEFAULT_TIME_LIMIT_MS, walk, type StopReason } from '../walk/walk.js';
 import { compilePattern } from './pattern.js';
 
@@ -23,7 +23,7 @@ const output = z.object({
   stopped: z.enum(['visit_cap', 'time_cap']).nullable().describe('Why the walk stopped before covering the tree, or null.'),
 });
 
-type Plan = { targets: PlanTarget[]; summary: string; start: ResolvedPath | null; root: ResolvedPath; base: string };
+export type GlobPlan = { targets: PlanTarget[]; summary: string; start: ResolvedPath | null; root: ResolvedPath; base: string };
 
 /** Files by name pattern; walks only folders that can hold a match. */
 export const globTool = defineTool({
@@ -56,55 +56,63 @@ export const globTool = defineTool({
       if (start && (!start.exists || start.kind !== 'dir' || start.abs !== lexical)) start = null;
       if (start) targets.push({ kind: 'path', access: 'search', path: start });
     }
-    return { targets, summary: `find ${compiled.pattern} under ${root.display}`, start, root, base: compiled.base } satisfies Plan;
+    return { targets, summary: `find ${compiled.pattern} under ${root.display}`, start, root, base: compiled.base } satisfies GlobPlan;
   },
-  async execute(args, plan, ctx) {
-    const { start, root, base } = plan as Plan;
-    const compiled = compilePattern(args.pattern, { hidden: args.hidden });
-    const matches: string[] = [];
-    let stopped: StopReason | null = null;
-    let visited = 0;
-    if (start) {
-      const prefix = base ? `${base}/` : '';
-      const r = await walk({
-        workspace: ctx.workspace,
-        start,
-        hidden: args.hidden || compiled.mentionsDot,
-        gitignore: args.gitignore,
-        signal: ctx.signal,
-        maxVisits: DEFAULT_MAX_VISITS,
-        timeLimitMs: DEFAULT_TIME_LIMIT_MS,
-        descend: (e) => compiled.canContain(e.rel.split('/')),
-        onEntry: (e) => {
-          if (e.type !== 'dir' && e.type !== 'other' && compiled.match(prefix + e.rel)) matches.push(ctx.workspace.display(e.abs));
-        },
-        onProgress: (n) => ctx.progress(`glob: ${n} entries visited, ${matches.length} matches`),
-      });
-      if (r.stopped === 'aborted') throw new ToolError('Cancelled', 'The glob was cancelled.');
-      stopped = r.stopped === 'stopped' ? null : r.stopped;
-      visited = r.visited;
-    }
-    matches.sort();
-    const total = matches.length;
-    const files = matches.slice(0, args.limit);
-    const cut = total > files.length;
-    const spill = cut ? await ctx.spill(matches.join('\n') + '\n') : undefined;
-    const where = root.display;
-    const under = where === '.' ? 'in the workspace' : `under ${where}`;
-    let text = total === 0
-      ? `No files match ${compiled.pattern} ${under}.${args.gitignore ? ' Ignored files were skipped (gitignore: false includes them).' : ''}`
-      : `Found ${total} file${total === 1 ? '' : 's'} matching ${compiled.pattern} ${under}${cut ? ` (showing the first ${files.length}; the full list is in storage_ref)` : ''}.`;
-    if (stopped) {
-      text += ` The search stopped early (${stopped === 'visit_cap' ? `visited ${visited} entries, the cap` : `time limit of ${DEFAULT_TIME_LIMIT_MS / 1000} s`}), so results are incomplete: narrow it with a deeper path or a more specific pattern (e.g. "src/**/*.ts").`;
-    } else if (cut) {
-      text += ' Narrow the pattern or path to see the rest here.';
-    }
-    return {
-      data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped },
-      text,
-      status: cut || stopped ? 'partial' : 'ok',
-      stats: { matched: total, visited },
-      ...(spill ? { storage_ref: spill.storage_ref, sha256: spill.sha256 } : {}),
-    };
-  },
+  execute: (args, plan, ctx) => globFiles(args, plan as GlobPlan, ctx),
 });
+
+export interface GlobCaps {
+  maxVisits: number;
+  timeLimitMs: number;
+}
+
+/** The walk and the result, with the caps as parameters (tests lower them). */
+export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ctx: ToolContext, caps: GlobCaps = { maxVisits: DEFAULT_MAX_VISITS, timeLimitMs: DEFAULT_TIME_LIMIT_MS }): Promise<ToolResult<z.infer<typeof output>>> {
+  const { start, root, base } = plan;
+  const compiled = compilePattern(args.pattern, { hidden: args.hidden });
+  const matches: string[] = [];
+  let stopped: StopReason | null = null;
+  let visited = 0;
+  if (start) {
+    const prefix = base ? `${base}/` : '';
+    const r = await walk({
+      workspace: ctx.workspace,
+      start,
+      hidden: args.hidden || compiled.mentionsDot,
+      gitignore: args.gitignore,
+      signal: ctx.signal,
+      maxVisits: caps.maxVisits,
+      timeLimitMs: caps.timeLimitMs,
+      descend: (e) => compiled.canContain(e.rel.split('/')),
+      onEntry: (e) => {
+        if (e.type !== 'dir' && e.type !== 'other' && compiled.match(prefix + e.rel)) matches.push(ctx.workspace.display(e.abs));
+      },
+      onProgress: (n) => ctx.progress(`glob: ${n} entries visited, ${matches.length} matches`),
+    });
+    if (r.stopped === 'aborted') throw new ToolError('Cancelled', 'The glob was cancelled.');
+    stopped = r.stopped === 'stopped' ? null : r.stopped;
+    visited = r.visited;
+  }
+  matches.sort();
+  const total = matches.length;
+  const files = matches.slice(0, args.limit);
+  const cut = total > files.length;
+  const spill = cut ? await ctx.spill(matches.join('\n') + '\n') : undefined;
+  const where = root.display;
+  const under = where === '.' ? 'in the workspace' : `under ${where}`;
+  let text = total === 0
+    ? `No files match ${compiled.pattern} ${under}.${args.gitignore ? ' Ignored files were skipped (gitignore: false includes them).' : ''}`
+    : `Found ${total} file${total === 1 ? '' : 's'} matching ${compiled.pattern} ${under}${cut ? ` (showing the first ${files.length}; the full list is in storage_ref)` : ''}.`;
+  if (stopped) {
+    text += ` The search stopped early (${stopped === 'visit_cap' ? `visited ${visited} entries, the cap` : `time limit of ${caps.timeLimitMs / 1000} s`}), so results are incomplete: narrow it with a deeper path or a more specific pattern (e.g. "src/**/*.ts").`;
+  } else if (cut) {
+    text += ' Narrow the pattern or path to see the rest here.';
+  }
+  return {
+    data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped },
+    text,
+    status: cut || stopped ? 'partial' : 'ok',
+    stats: { matched: total, visited },
+    ...(spill ? { storage_ref: spill.storage_ref, sha256: spill.sha256 } : {}),
+  };
+}
