@@ -40,6 +40,8 @@ const output = z.object({
 
 type Entry = z.infer<typeof entrySchema>;
 
+const STAT_BATCH = 64;
+
 function byFolderThenName(a: { name: string; type: EntryType }, b: { name: string; type: EntryType }): number {
   const da = a.type === 'dir' ? 0 : 1;
   const db = b.type === 'dir' ? 0 : 1;
@@ -111,10 +113,14 @@ export const listDirTool = defineTool({
       kept.sort(byFolderThenName);
       const page = kept.slice(args.offset, args.offset + args.limit);
       const entries: Entry[] = [];
-      for (const k of page) {
-        // Stat through the verified directory descriptor: no re-resolving the folder's path.
-        const st = await lstat(`${dir.path}/${k.name}`).catch(() => null);
-        entries.push({ name: k.name, path: ws.display(k.abs), type: k.type, size: st ? st.size : null, mtime_ms: st ? Math.floor(st.mtimeMs) : null });
+      for (let i = 0; i < page.length; i += STAT_BATCH) {
+        // Stat through the verified directory descriptor (no re-resolving the folder's path), a batch at a time.
+        const batch = page.slice(i, i + STAT_BATCH);
+        const stats = await Promise.all(batch.map((k) => lstat(`${dir.path}/${k.name}`).catch(() => null)));
+        batch.forEach((k, j) => {
+          const st = stats[j];
+          entries.push({ name: k.name, path: ws.display(k.abs), type: k.type, size: st ? st.size : null, mtime_ms: st ? Math.floor(st.mtimeMs) : null });
+        });
       }
       const end = args.offset + entries.length;
       const more = end < kept.length;
