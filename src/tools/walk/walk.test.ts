@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../testing/helpers.js';
@@ -135,4 +135,25 @@ test('IgnoreStack: the deepest file with a matching rule decides', () => {
   assert.equal(s.ignored('tmp', true), true);
   assert.equal(s.ignored('tmp', false), false, 'tmp/ only matches a folder');
   assert.equal(IgnoreStack.empty().with('', ['# only a comment', '']).size, 0);
+});
+
+test('walk: a folder swapped for a symlink after it was seen is skipped, not followed', async () => {
+  const { dir, cleanup } = tempDir();
+  const outside = tempDir('tg-out-');
+  files(outside.dir, { 'stolen.txt': 'outside' });
+  files(dir, { 'a/inner.txt': '', 'b.txt': '' });
+  try {
+    const { rels, res } = await run(dir, {
+      // Called after readdir saw `a` as a folder and before the walk opens it: the attacker's window.
+      descend: (e) => {
+        if (e.name === 'a') { renameSync(path.join(dir, 'a'), path.join(dir, 'a-moved')); symlinkSync(outside.dir, path.join(dir, 'a')); }
+        return true;
+      },
+    });
+    assert.ok(!rels.some((r) => r.includes('stolen')), rels.join(','));
+    assert.equal(res.skipped.unreadable, 1);
+  } finally {
+    cleanup();
+    outside.cleanup();
+  }
 });
