@@ -1,0 +1,45 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Children of every process, from /proc (Linux); empty elsewhere. */
+function childrenMap(): Map<number, number[]> {
+  const m = new Map<number, number[]>();
+  let entries: string[];
+  try { entries = readdirSync('/proc'); } catch { return m; }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      // The command name may hold spaces and parentheses: fields start after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = m.get(ppid) ?? [];
+      list.push(Number(e));
+      m.set(ppid, list);
+    } catch { /* gone meanwhile */ }
+  }
+  return m;
+}
+
+/**
+ * Kills a process group and every descendant still attached to it by parentage (a child that
+ * called setsid leaves the group but not the tree). Synchronous, so it can run on exit.
+ */
+export function killTree(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
+  const kids = childrenMap();
+  const all: number[] = [];
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    all.push(p);
+    stack.push(...(kids.get(p) ?? []));
+  }
+  try { process.kill(-pid, signal); } catch { /* group already gone */ }
+  for (const p of all) {
+    try { process.kill(-p, signal); } catch { /* not a group leader */ }
+    try { process.kill(p, signal); } catch { /* gone */ }
+  }
+}
+
+/** Kills what is left of a group whose leader has exited (`cmd &` children). */
+export function killGroup(pgid: number): void {
+  try { process.kill(-pgid, 'SIGKILL'); } catch { /* nothing left */ }
+}

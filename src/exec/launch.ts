@@ -1,0 +1,77 @@
+import os from 'node:os';
+import path from 'node:path';
+import { ToolError } from '../core/errors.js';
+import type { Plan, ToolContext } from '../core/types.js';
+import { matchesAnyCommand } from '../policy/match-command.js';
+import { OutputCapture } from './capture.js';
+import { buildEnv } from './env.js';
+import { ProcessTable, type ProcRecord } from './processes.js';
+import { Running } from './run.js';
+import { bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
+
+export interface LaunchInput {
+  command: string;
+  cwd: string;
+  stdin?: string;
+  background: boolean;
+  plan: Plan;
+  programs: string[];
+}
+
+/** The network is on for a command when the policy says so globally, or an allow rule with `network: true` matches one of its parts. */
+export function networkAllowed(ctx: Pick<ToolContext, 'policy'>, plan: Plan): boolean {
+  if (ctx.policy.data.sandbox.network === 'allow') return true;
+  const rules = ctx.policy.rules.filter((r) => r.network === true && r.decision === 'allow' && r.command && r.tool('run_command'));
+  return plan.targets.some((t) => t.kind === 'command' && !t.deny_reason && rules.some((r) => matchesAnyCommand(r.command!, t.words)));
+}
+
+/** Absolute file behind a storage_ref. */
+function refPath(ref: string, ctx: ToolContext): string {
+  return path.isAbsolute(ref) ? ref : path.join(ctx.workspace.primary, ref);
+}
+
+/** Starts `bash -c COMMAND` (inside bwrap when available) and registers it with the session. */
+export async function launch(input: LaunchInput, ctx: ToolContext): Promise<ProcRecord> {
+  const table = ProcessTable.of(ctx.session);
+  const max = ctx.policy.data.limits.max_processes;
+  if (input.background && table.runningCount() >= max) {
+    throw new ToolError('ToolNotAllowed', `${max} background processes are already running (limits.max_processes); stop one with process_kill first.`);
+  }
+  const choice = await chooseBackend(ctx.policy.data.sandbox.backend);
+  if (choice.error) throw new ToolError('ToolNotAllowed', `${choice.error}; install bubblewrap or set sandbox.backend: auto.`);
+  const env = buildEnv(process.env, ctx.policy.data.env);
+  const home = env.HOME ?? os.homedir();
+  const spill = await ctx.spill('', 'log');
+  const file = refPath(spill.storage_ref, ctx);
+  const half = Math.floor(ctx.limits.output_bytes / 2);
+  const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), file);
+  const argv = ['/bin/bash', '-c', input.command];
+  let file0 = argv[0]!;
+  let args = argv.slice(1);
+  let release = () => {};
+  if (choice.backend === 'bwrap') {
+    const rules = ctx.workspace.rules;
+    const b = bwrapArgs({
+      bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
+      protectedAbs: rules.protectedAbs, extraDeny: ctx.policy.data.paths.deny, extraProtect: ctx.policy.data.paths.protect,
+    }, argv);
+    file0 = choice.bin!;
+    args = b.args;
+    release = holdMountPoints(b.created);
+  }
+  const rec: ProcRecord = {
+    id: table.nextId(), command: input.command, cwd: ctx.workspace.display(input.cwd), sandbox: choice.backend,
+    background: input.background, capture, file, storage_ref: spill.storage_ref,
+    started_at: new Date().toISOString(), killed: false, timed_out: false, programs: input.programs,
+    waiters: new Set(),
+    running: undefined as unknown as Running,
+  };
+  rec.running = new Running({
+    file: file0, args, cwd: input.cwd, env, capture,
+    stdin: input.background ? (input.stdin ?? 'keep') : input.stdin,
+    onOutput: () => { for (const w of rec.waiters) w(); },
+  });
+  rec.running.done.finally(release).catch(() => {});
+  table.add(rec);
+  return rec;
+}

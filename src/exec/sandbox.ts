@@ -1,0 +1,154 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync, chmodSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export type SandboxBackend = 'bwrap' | 'none';
+
+// Whether bwrap works is a fact about this machine: probed once per process, shared.
+let probe: Promise<string | null> | undefined;
+
+/** Path of a working bwrap (a trial run succeeded), or null. */
+export function detectBwrap(): Promise<string | null> {
+  probe ??= new Promise((resolve) => {
+    if (process.platform !== 'linux') { resolve(null); return; }
+    const bin = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find((p) => existsSync(p));
+    if (!bin) { resolve(null); return; }
+    execFile(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-net', '--unshare-pid',
+      '--die-with-parent', '--new-session', '--', '/bin/sh', '-c', 'exit 0'], { timeout: 5000 }, (err) => resolve(err ? null : bin));
+  });
+  return probe;
+}
+
+/** Which backend the policy asks for and this machine offers. `bwrap` asked but missing is an error, not a silent fallback. */
+export async function chooseBackend(setting: 'auto' | 'bwrap' | 'none'): Promise<{ backend: SandboxBackend; bin?: string; error?: string }> {
+  if (setting === 'none') return { backend: 'none' };
+  const bin = await detectBwrap();
+  if (bin) return { backend: 'bwrap', bin };
+  if (setting === 'bwrap') return { backend: 'none', error: 'sandbox.backend is "bwrap" but bubblewrap is not installed or does not work here' };
+  return { backend: 'none' };
+}
+
+// Empty, read-only stand-ins bound over protected paths that do not exist yet.
+let blanks: { file: string; dir: string } | undefined;
+function placeholders(): { file: string; dir: string } {
+  if (blanks && existsSync(blanks.file) && existsSync(blanks.dir)) return blanks;
+  const base = mkdtempSync(path.join(os.tmpdir(), 'toolgate-blank-'));
+  const file = path.join(base, 'empty');
+  const dir = path.join(base, 'emptydir');
+  writeFileSync(file, '');
+  chmodSync(file, 0o444);
+  mkdirSync(dir);
+  chmodSync(dir, 0o555);
+  blanks = { file, dir };
+  return blanks;
+}
+
+/** Always read-only inside a root, existing or not (SPEC §4 protect list, made concrete). */
+const PROTECTED_IN_ROOT: Array<[string, 'file' | 'dir']> = [
+  ['.git/hooks', 'dir'], ['.git/config', 'file'], ['.bashrc', 'file'], ['.zshrc', 'file'], ['.profile', 'file'],
+  ['.bash_profile', 'file'], ['.gitconfig', 'file'], ['.mcp.json', 'file'], ['.claude', 'dir'], ['.cursor', 'dir'],
+  ['.vscode', 'dir'], ['.idea', 'dir'], ['.codex', 'dir'], ['.gemini', 'dir'], ['.toolgate', 'dir'],
+];
+const SECRET_DIRS = ['.ssh', '.aws', '.gnupg'];
+const SECRET_FILES = ['.netrc', '.npmrc', '.env'];
+
+export interface SandboxSpec {
+  bin: string;
+  roots: string[];
+  cwd: string;
+  home: string;
+  network: boolean;
+  /** Absolute paths protected whatever their name (state dir, policy file). */
+  protectedAbs: string[];
+  /** Extra deny / protect patterns from the policy (literal ones are bound; globs are best effort). */
+  extraDeny: string[];
+  extraProtect: string[];
+}
+
+function kindOf(p: string): 'file' | 'dir' | null {
+  try { return statSync(p).isDirectory() ? 'dir' : 'file'; } catch { return null; }
+}
+
+const literalPattern = (p: string) => p.replace(/^\*\*\//, '').replace(/\/\*\*$/, '');
+const isLiteral = (p: string) => !/[*?[\]{}!]/.test(p);
+
+/**
+ * bwrap arguments: read-only /, writable roots, private /tmp, /dev and /proc; no network
+ * unless allowed; own pid namespace and session; dies with toolgate. Secrets are masked
+ * (empty tmpfs over directories, an empty file over files); protected paths inside the
+ * roots are bound read-only, and ones that do not exist yet get a read-only empty stand-in
+ * so they cannot be created. Returns the mount points that bwrap may create on the host.
+ */
+export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; created: string[] } {
+  const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  for (const r of s.roots) a.push('--bind', r, r);
+  const created: string[] = [];
+  const blank = placeholders();
+  const mask = (p: string) => {
+    const k = kindOf(p);
+    if (k === 'dir') a.push('--tmpfs', p, '--remount-ro', p);
+    else if (k === 'file') a.push('--ro-bind', blank.file, p);
+  };
+  for (const d of SECRET_DIRS) mask(path.join(s.home, d));
+  for (const f of SECRET_FILES) mask(path.join(s.home, f));
+  const extraDeny = s.extraDeny.filter(isLiteral).map(literalPattern);
+  const extraProtect = s.extraProtect.filter(isLiteral).map(literalPattern);
+  for (const r of s.roots) {
+    for (const d of SECRET_DIRS) mask(path.join(r, d));
+    for (const f of SECRET_FILES) mask(path.join(r, f));
+    // Top-level files like .env.local, server.pem, id.key.
+    try {
+      for (const n of readdirSync(r)) if (/^\.env\./.test(n) || /\.(pem|key)$/.test(n)) mask(path.join(r, n));
+    } catch { /* unreadable root: bwrap will say so */ }
+    for (const p of extraDeny) mask(path.join(r, p));
+    const prot: Array<[string, 'file' | 'dir']> = [...PROTECTED_IN_ROOT, ...extraProtect.map((p): [string, 'dir'] => [p, 'dir'])];
+    for (const [rel, kind] of prot) {
+      const p = path.join(r, rel);
+      const k = kindOf(p);
+      if (k) { a.push('--ro-bind', p, p); continue; }
+      // Missing: bind a read-only stand-in so the command cannot create it. bwrap makes the mount point.
+      const missing = missingChain(r, rel);
+      created.push(...missing);
+      a.push('--ro-bind', kind === 'dir' ? blank.dir : blank.file, p);
+    }
+  }
+  for (const p of s.protectedAbs) if (kindOf(p)) a.push('--ro-bind', p, p);
+  if (!s.network) a.push('--unshare-net');
+  a.push('--unshare-pid', '--die-with-parent', '--new-session', '--chdir', s.cwd, '--', ...argv);
+  return { args: a, created };
+}
+
+/** The not-yet-existing path components from root to root/rel, outermost first. */
+function missingChain(root: string, rel: string): string[] {
+  const out: string[] = [];
+  let cur = root;
+  for (const part of rel.split('/')) {
+    cur = path.join(cur, part);
+    if (!existsSync(cur)) out.push(cur);
+  }
+  return out;
+}
+
+// Mount points bwrap created for missing protected paths, counted across every running sandbox
+// (the file system is shared): the last sandbox to finish removes the ones still empty.
+const inUse = new Map<string, number>();
+
+export function holdMountPoints(paths: string[]): () => void {
+  for (const p of paths) inUse.set(p, (inUse.get(p) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    for (const p of [...paths].reverse()) {
+      const n = (inUse.get(p) ?? 1) - 1;
+      if (n > 0) { inUse.set(p, n); continue; }
+      inUse.delete(p);
+      try {
+        const st = statSync(p);
+        if (st.isDirectory()) rmdirSync(p);
+        else if (st.size === 0) unlinkSync(p);
+      } catch { /* not empty, or already gone: leave it */ }
+    }
+  };
+}

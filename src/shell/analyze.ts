@@ -1,0 +1,174 @@
+import type { CommandWord } from '../core/types.js';
+import { fileEffects, findStarts, runsCodeFromText, type FileRef } from './effects.js';
+import { skipOptions } from './options.js';
+import type { ShellParser } from './parser.js';
+import { collectCommands, type RawCommand } from './walk.js';
+import { SAFE_SHELL_FLAGS, SHELLS, WRAPPERS, XARGS } from './wrappers.js';
+
+/** One simple command to judge, after wrappers are unwrapped. */
+export interface CommandPart {
+  words: CommandWord[];
+  text: string;
+  /** Set when the analyser itself refuses the part (eval, parse error, unknown construct…). */
+  deny_reason?: string;
+}
+
+export interface Analysis {
+  parts: CommandPart[];
+  files: FileRef[];
+  /** Literal `cd`/`pushd` targets: relative paths may be relative to any of them. */
+  dirs: CommandWord[];
+}
+
+/** Nested `bash -c '…'` deeper than this is refused rather than followed. */
+const MAX_DEPTH = 8;
+
+export const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+const wordsText = (ws: CommandWord[]) => ws.map((w) => w.text).join(' ');
+const unknown = (text: string): CommandWord => ({ text, literal: false });
+
+/**
+ * Parses a command line with the bash grammar and returns every simple command in it,
+ * unwrapped, plus the files that redirections and well-known commands touch.
+ */
+export function analyzeCommand(parser: ShellParser, text: string, depth = 0): Analysis {
+  const out: Analysis = { parts: [], files: [], dirs: [] };
+  if (depth > MAX_DEPTH) {
+    out.parts.push({ words: [unknown(text)], text, deny_reason: `shell code nested more than ${MAX_DEPTH} levels deep` });
+    return out;
+  }
+  if (text.includes('\0')) {
+    out.parts.push({ words: [unknown(text)], text, deny_reason: 'the command holds a NUL byte' });
+    return out;
+  }
+  const root = parser.parse(text);
+  for (const raw of collectCommands(root)) judgeRaw(parser, raw, depth, out);
+  return out;
+}
+
+function judgeRaw(parser: ShellParser, raw: RawCommand, depth: number, out: Analysis): void {
+  for (const r of raw.redirects) {
+    const access = r.op === '<' ? 'read' : r.op === '<<' || r.op === '<<<' || r.op === '<<-' ? null : 'write';
+    if (access) out.files.push({ word: r.target, access, via: r.op });
+  }
+  if (raw.deny_reason) {
+    out.parts.push({ words: [...raw.assigns, ...raw.words], text: raw.text, deny_reason: raw.deny_reason });
+    return;
+  }
+  judgeWords(parser, raw.assigns, raw.words, depth, out);
+}
+
+function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandWord[], depth: number, out: Analysis): void {
+  const push = (ws: CommandWord[], deny_reason?: string) => {
+    const all = [...assigns, ...ws];
+    if (all.length === 0) return;
+    out.parts.push({ words: all, text: wordsText(all), ...(deny_reason ? { deny_reason } : {}) });
+  };
+  const name = words[0];
+  if (!name) { push([]); return; }
+  if (!name.literal) { push(words); return; }
+  const prog = basename(name.text);
+
+  if (prog === 'eval' || prog === 'source' || prog === '.') {
+    push(words, `${prog} runs text as code, which cannot be judged before it runs`);
+    return;
+  }
+  if (prog === 'cd' || prog === 'pushd') {
+    out.dirs.push(words[1] ?? { text: '~', literal: false });
+  }
+  if (SHELLS.has(prog)) { judgeShell(parser, assigns, words, depth, out); return; }
+  if (prog === 'busybox' && words.length > 1) { judgeWords(parser, assigns, words.slice(1), depth, out); return; }
+  const wrapper = WRAPPERS[prog];
+  if (wrapper) {
+    const r = skipOptions(prog, words, wrapper);
+    if (!r.ok) { push(words, r.reason); return; }
+    if (r.rest.length === 0 || r.seen.some((o) => wrapper.lookupOnly?.includes(o))) { push(words); return; }
+    judgeWords(parser, [...assigns, ...r.assigns], r.rest, depth, out);
+    return;
+  }
+  if (prog === 'xargs') {
+    const r = skipOptions(prog, words, XARGS);
+    if (!r.ok) { push(words, r.reason); return; }
+    const replace = r.seen.includes('-I') || r.seen.includes('-i') || r.seen.includes('--replace');
+    const inner = r.rest.length ? r.rest : [{ text: 'echo', literal: true }];
+    // Input words are appended (or substituted) at run time: they are unknown here.
+    const marked = replace ? inner.map((w, i) => (i > 0 && /\{\}|\{|\}/.test(w.text) ? unknown(w.text) : w)) : inner;
+    judgeWords(parser, assigns, [...marked, unknown('{xargs input}')], depth, out);
+    return;
+  }
+  if (prog === 'find') {
+    const own: CommandWord[] = [];
+    for (let i = 0; i < words.length; i++) {
+      const t = words[i]!.text;
+      if (/^-(exec|execdir|ok|okdir)$/.test(t)) {
+        let j = i + 1;
+        while (j < words.length && words[j]!.text !== ';' && words[j]!.text !== '+') j++;
+        const seg = words.slice(i + 1, j).map((w) => (w.text.includes('{}') ? unknown(w.text) : w));
+        if (seg.length === 0) { push(words, 'find -exec without a command'); return; }
+        own.push(words[i]!);
+        judgeWords(parser, assigns, seg, depth, out);
+        i = j;
+        continue;
+      }
+      own.push(words[i]!);
+    }
+    push(own);
+    out.files.push(...fileEffects(prog, words));
+    void findStarts;
+    return;
+  }
+  const code = runsCodeFromText(prog, words);
+  if (code) {
+    // Not a deny: a person may still approve it; but no prefix rule can allow it.
+    push([unknown(`${wordsText(words)}`)]);
+    out.parts[out.parts.length - 1]!.text = `${wordsText([...assigns, ...words])}  (${code})`;
+    return;
+  }
+  push(words);
+  out.files.push(...fileEffects(prog, words));
+}
+
+/** `bash -c '…'`: the string is parsed and judged like the outer command; scripts and stdin are judged as written. */
+function judgeShell(parser: ShellParser, assigns: CommandWord[], words: CommandWord[], depth: number, out: Analysis): void {
+  let i = 1;
+  let hasC = false;
+  let unsafe = false;
+  while (i < words.length) {
+    const w = words[i]!;
+    if (!w.literal && w.text.startsWith('-')) { unsafe = true; i++; continue; }
+    const t = w.text;
+    if (t === '--' || t === '-') { i++; break; }
+    if (/^[-+]o$/.test(t)) { if (t === '+o') unsafe = true; i += 2; continue; }
+    if (t.startsWith('--')) { if (!SAFE_SHELL_FLAGS.has(t)) unsafe = true; i++; continue; }
+    if (/^[-+][A-Za-z]+$/.test(t)) {
+      if (t.startsWith('+')) unsafe = true;
+      for (const ch of t.slice(1)) {
+        if (ch === 'c') hasC = true;
+        else if (!SAFE_SHELL_FLAGS.has(`-${ch}`)) unsafe = true;
+      }
+      i++;
+      continue;
+    }
+    break;
+  }
+  const push = (ws: CommandWord[], deny_reason?: string) => {
+    const all = [...assigns, ...ws];
+    out.parts.push({ words: all, text: wordsText(all), ...(deny_reason ? { deny_reason } : {}) });
+  };
+  if (!hasC) {
+    // A script file or stdin: what it runs is not in the text; judged as written.
+    push(words);
+    return;
+  }
+  const script = words[i];
+  if (!script) { push(words, `${words[0]!.text} -c without a command`); return; }
+  if (!script.literal) { push(words, `${words[0]!.text} -c with code that is only known when it runs`); return; }
+  if (unsafe) push(words);
+  const inner = analyzeCommand(parser, script.text, depth + 1);
+  for (const p of inner.parts) {
+    const all = [...assigns, ...p.words];
+    out.parts.push({ words: all, text: assigns.length ? `${wordsText(assigns)} ${p.text}` : p.text, ...(p.deny_reason ? { deny_reason: p.deny_reason } : {}) });
+  }
+  out.files.push(...inner.files);
+  out.dirs.push(...inner.dirs);
+}

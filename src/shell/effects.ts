@@ -1,0 +1,111 @@
+import type { CommandWord } from '../core/types.js';
+
+export type FileAccess = 'read' | 'list' | 'write' | 'delete';
+
+/** A path a command names, and what it does to it. */
+export interface FileRef {
+  word: CommandWord;
+  access: FileAccess;
+  /** Which command or redirect named it, for messages. */
+  via: string;
+}
+
+const READERS = new Set(['cat', 'head', 'tail', 'less', 'more', 'wc', 'sort', 'uniq', 'cut', 'diff', 'cmp', 'strings', 'od', 'xxd',
+  'hexdump', 'base64', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'stat', 'nl', 'tac', 'bat', 'column', 'fold', 'paste', 'tr', 'source']);
+/** Readers whose first operand is a pattern or program, not a file (unless -e/-f gives it). */
+const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'awk', 'gawk', 'mawk', 'sed', 'jq', 'yq']);
+const LISTERS = new Set(['ls', 'tree', 'du', 'find']);
+const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred']);
+const TOUCHERS = new Set(['touch', 'mkdir', 'truncate', 'mkfifo', 'mknod']);
+
+const operands = (words: CommandWord[]) => {
+  const out: CommandWord[] = [];
+  let opts = true;
+  for (const w of words.slice(1)) {
+    if (opts && w.literal && w.text === '--') { opts = false; continue; }
+    if (opts && w.text.startsWith('-') && w.text !== '-') continue;
+    out.push(w);
+  }
+  return out;
+};
+
+const hasOpt = (words: CommandWord[], re: RegExp) => words.slice(1).some((w) => re.test(w.text));
+
+/**
+ * Best effort (SPEC §5): files that well-known commands read, write or delete. The OS
+ * sandbox is what enforces; this lets the path rules judge what can be seen in the text.
+ */
+export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
+  const refs: FileRef[] = [];
+  const add = (ws: CommandWord[], access: FileAccess) => { for (const w of ws) if (w.text !== '-') refs.push({ word: w, access, via: prog }); };
+  const ops = operands(words);
+  if (prog === 'tee') add(ops, 'write');
+  else if (prog === 'cp' || prog === 'mv' || prog === 'ln' || prog === 'install' || prog === 'rsync') {
+    const t = words.findIndex((w) => w.text === '-t' || w.text.startsWith('--target-directory'));
+    if (t > 0) {
+      const dest = words[t]!.text.includes('=') ? { ...words[t]!, text: words[t]!.text.split('=').slice(1).join('=') } : words[t + 1];
+      if (dest) add([dest], 'write');
+      add(ops.filter((w) => w !== dest), prog === 'mv' ? 'delete' : 'read');
+    } else if (ops.length > 0) {
+      add(ops.slice(-1), 'write');
+      add(ops.slice(0, -1), prog === 'mv' ? 'delete' : 'read');
+    }
+  } else if (DELETERS.has(prog)) add(ops, 'delete');
+  else if (TOUCHERS.has(prog)) add(ops, 'write');
+  else if (prog === 'chmod' || prog === 'chown' || prog === 'chgrp') add(ops.slice(1), 'write');
+  else if (prog === 'dd') {
+    for (const w of words.slice(1)) {
+      if (w.text.startsWith('of=')) add([{ ...w, text: w.text.slice(3) }], 'write');
+      if (w.text.startsWith('if=')) add([{ ...w, text: w.text.slice(3) }], 'read');
+    }
+  } else if (prog === 'sed' || prog === 'perl') {
+    const inPlace = hasOpt(words, /^(-i.*|--in-place.*|-[a-zA-Z]*i[a-zA-Z]*)$/);
+    const scriptGiven = hasOpt(words, /^(-e|-f|--expression.*|--file.*)$/);
+    const files = prog === 'perl' ? (inPlace ? ops.slice(scriptGiven ? 0 : 1) : []) : ops.slice(scriptGiven ? 0 : 1);
+    add(files, inPlace ? 'write' : 'read');
+  } else if (PATTERN_FIRST.has(prog)) {
+    const scriptGiven = hasOpt(words, /^(-e|-f|--regexp.*|--file.*)$/);
+    add(ops.slice(scriptGiven ? 0 : 1), 'read');
+  } else if (READERS.has(prog)) add(ops, 'read');
+  else if (LISTERS.has(prog)) add(prog === 'find' ? findStarts(words) : ops, 'list');
+  if (prog === 'find') {
+    for (let i = 1; i < words.length; i++) {
+      const t = words[i]!.text;
+      if (t === '-delete') add(findStarts(words), 'delete');
+      if (/^-f(print0?|printf|ls)$/.test(t) && words[i + 1]) add([words[i + 1]!], 'write');
+    }
+  }
+  return refs;
+}
+
+/** find's starting points: the words before the first test or action (default "."). */
+export function findStarts(words: CommandWord[]): CommandWord[] {
+  const out: CommandWord[] = [];
+  for (const w of words.slice(1)) {
+    if (/^[-(!]/.test(w.text) && w.text !== '-') break;
+    out.push(w);
+  }
+  return out.length ? out : [{ text: '.', literal: true }];
+}
+
+/**
+ * Options of well-known tools that run a command or a script given as text. Returns why,
+ * when the words use one: the part is then judged as something that cannot be allowed by prefix.
+ */
+export function runsCodeFromText(prog: string, words: CommandWord[]): string | null {
+  const t = words.slice(1).map((w) => w.text);
+  const opt = (re: RegExp) => t.some((x) => re.test(x));
+  switch (prog) {
+    case 'rg': return opt(/^--pre(=|$)/) ? 'rg --pre runs a command on each file' : null;
+    case 'sort': return opt(/^--compress-program/) ? 'sort --compress-program runs a command' : null;
+    case 'tar': return opt(/^(--to-command|--checkpoint-action|--use-compress-program|-I|--info-script|--new-volume-script|-F|--rsh-command)/) ? 'this tar option runs a command' : null;
+    case 'git': return opt(/^(-c|--config-env|--exec-path|--upload-pack|--receive-pack)$|^--(config-env|exec-path|upload-pack|receive-pack)=|^--ext-diff$/) ? 'this git option can run a command' : null;
+    case 'man': return opt(/^(-P|--pager|-H|--html)/) ? 'man with a pager option runs a command' : null;
+    case 'awk': case 'gawk': case 'mawk': return opt(/system\s*\(|\|\s*getline|print[^;]*\|/) ? 'the awk program runs commands' : null;
+    case 'sed': return opt(/(^|[;{}\s\n])e(\s|;|$)|\/[gpiIm0-9]*e[gpiIm0-9]*(\s|;|}|$)|(^|[;}\n])\s*w\s|\/[gpiIm0-9]*w\s/) ? 'the sed script runs commands or writes files' : null;
+    case 'less': case 'more': return opt(/^(\+|-\+)|^--?(lesskey|init)/) ? 'this pager option can run a command' : null;
+    case 'ssh': case 'scp': case 'sftp': return opt(/ProxyCommand|LocalCommand|PermitLocalCommand|-oProxy|^-S$/i) ? 'this ssh option runs a command' : null;
+    case 'zip': return opt(/^(-TT|--unzip-command)/) ? 'zip -TT runs a command' : null;
+    default: return null;
+  }
+}

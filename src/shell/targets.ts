@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { isToolError } from '../core/errors.js';
+import type { CommandWord, PlanTarget } from '../core/types.js';
+import type { Workspace } from '../workspace/workspace.js';
+import type { Analysis } from './analyze.js';
+import type { FileRef } from './effects.js';
+
+export interface TargetOptions {
+  workspace: Workspace;
+  /** Absolute working directory of the command. */
+  cwd: string;
+  /** HOME as the command will see it (for `~/…`). */
+  home: string;
+  /** True when the command runs in bubblewrap, whose /tmp is private and thrown away. */
+  privateTmp: boolean;
+}
+
+/** Files a command may always write: they are not files. */
+const HARMLESS = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+|zero)$/;
+
+const askPart = (text: string): PlanTarget => ({ kind: 'command', words: [{ text, literal: false }], text });
+const denyPart = (text: string, why: string): PlanTarget => ({ kind: 'command', words: [{ text, literal: false }], text, deny_reason: why });
+
+/** `~/x` → HOME/x; any other expansion → null (unknown until it runs). */
+function literalPath(w: CommandWord, home: string): string | null {
+  if (w.literal) return w.text;
+  if (/^~(\/|$)/.test(w.text) && !/[$`*?[\]{}~]/.test(w.text.slice(1))) return home + w.text.slice(1);
+  return null;
+}
+
+/**
+ * Turns the analysis into what the gate judges: one command target per part, a path target
+ * per file written or deleted (judged by the path rules), and refusals for files on the
+ * deny/protect lists or outside the workspace. Reads only check the secrets list: reading
+ * is what an allowed command does anyway.
+ */
+export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTarget[]> {
+  const out: PlanTarget[] = a.parts.map((p) => ({ kind: 'command', words: p.words, text: p.text, ...(p.deny_reason ? { deny_reason: p.deny_reason } : {}) }));
+  const dirs: (string | null)[] = [o.cwd];
+  for (const d of a.dirs) {
+    const lp = literalPath(d, o.home);
+    dirs.push(lp === null ? null : path.resolve(o.cwd, lp));
+  }
+  const seen = new Set<string>();
+  for (const f of a.files) {
+    const lp = literalPath(f.word, o.home);
+    const writes = f.access === 'write' || f.access === 'delete';
+    if (lp === null) {
+      if (writes) out.push(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${f.word.text} (a path known only when it runs)`));
+      continue;
+    }
+    const bases = path.isAbsolute(lp) ? [o.cwd] : dirs;
+    for (const base of bases) {
+      if (base === null) {
+        if (writes) out.push(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${lp} after a cd to a directory known only when it runs`));
+        continue;
+      }
+      const abs = path.resolve(base, lp);
+      const key = `${f.access}:${abs}`;
+      if (seen.has(key) || HARMLESS.test(abs)) continue;
+      seen.add(key);
+      const t = await fileTarget(f, abs, writes, o);
+      if (t) out.push(t);
+    }
+  }
+  return out;
+}
+
+async function fileTarget(f: FileRef, abs: string, writes: boolean, o: TargetOptions): Promise<PlanTarget | null> {
+  const label = `${f.via} ${f.access} ${f.word.text}`;
+  try {
+    const rp = await o.workspace.resolve(abs, f.access === 'delete' ? 'delete' : writes ? 'write' : f.access === 'list' ? 'list' : 'read');
+    return writes ? { kind: 'path', access: f.access === 'delete' ? 'delete' : 'write', path: rp } : null;
+  } catch (e) {
+    if (!isToolError(e)) throw e;
+    if (e.code === 'PathTraversalBlocked') {
+      if (o.workspace.rules.isDenied(null, abs)) return denyPart(label, `${abs} is on the secrets deny list (paths.deny)`);
+      if (!writes) return null;
+      if (o.privateTmp && (abs === '/tmp' || abs.startsWith('/tmp/'))) return null;
+      return denyPart(label, `${abs} is outside the workspace; commands may only write inside it${o.privateTmp ? ' (or in the private /tmp)' : ''}`);
+    }
+    return denyPart(label, e.message);
+  }
+}

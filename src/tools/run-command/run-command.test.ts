@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
+
+const allowAll = (extra = '') => policyFromYaml(`
+rules:
+  - tool: "*"
+    decision: allow
+${extra}`);
+
+for (const backend of ['none', 'auto'] as const) {
+  const pol = () => policyFromYaml(`sandbox: { backend: ${backend} }\nrules:\n  - tool: "*"\n    decision: allow\n`);
+
+  test(`[${backend}] echo runs and returns exit code, output, sandbox`, async () => {
+    const { dir, cleanup } = tempDir();
+    const h = new Harness([dir], { policy: pol() });
+    const env = await h.call('run_command', { command: 'echo hi; echo err >&2' });
+    assert.equal(env.ok, true, JSON.stringify(env.error));
+    const d = env.data as Record<string, unknown>;
+    assert.equal(d.exit_code, 0);
+    assert.match(String(d.output), /hi\nerr/);
+    assert.equal(d.sandbox, backend === 'none' ? 'none' : 'bwrap');
+    h.close(); cleanup();
+  });
+
+  test(`[${backend}] non-zero exit is ExitNonZero with the tail and data`, async () => {
+    const { dir, cleanup } = tempDir();
+    const h = new Harness([dir], { policy: pol() });
+    const env = await h.call('run_command', { command: 'echo boom-line; exit 3' });
+    assert.equal(env.ok, false);
+    assert.equal(env.error?.code, 'ExitNonZero');
+    assert.match(env.error!.message, /boom-line/);
+    assert.equal((env.data as { exit_code: number }).exit_code, 3);
+    h.close(); cleanup();
+  });
+
+  test(`[${backend}] stdin is closed unless given, and given stdin is read`, async () => {
+    const { dir, cleanup } = tempDir();
+    const h = new Harness([dir], { policy: pol() });
+    const closed = await h.call('run_command', { command: 'cat; echo done' });
+    assert.equal(closed.ok, true);
+    assert.equal((closed.data as { output: string }).output, 'done\n');
+    const given = await h.call('run_command', { command: 'tr a-z A-Z', stdin: 'shout' });
+    assert.match((given.data as { output: string }).output, /SHOUT$/);
+    h.close(); cleanup();
+  });
+
+  test(`[${backend}] cwd is resolved inside the workspace and refused outside`, async () => {
+    const { dir, cleanup } = tempDir();
+    const h = new Harness([dir], { policy: pol() });
+    await h.call('run_command', { command: 'mkdir sub' });
+    const env = await h.call('run_command', { command: 'pwd', cwd: 'sub' });
+    assert.equal((env.data as { output: string }).output.trim(), `${dir}/sub`);
+    const out = await h.call('run_command', { command: 'pwd', cwd: '..' });
+    assert.equal(out.error?.code, 'PathTraversalBlocked');
+    h.close(); cleanup();
+  });
+}
+
+test('a write to a protected path through a redirect is denied at plan time', async () => {
+  const { dir, cleanup } = tempDir();
+  const h = new Harness([dir], { policy: allowAll() });
+  const env = await h.call('run_command', { command: 'echo x > .git/hooks/pre-commit' });
+  assert.equal(env.error?.code, 'ToolNotAllowed');
+  assert.equal(existsSync(`${dir}/.git/hooks/pre-commit`), false);
+  h.close(); cleanup();
+});
+
+test('reading a denied file is refused; eval is refused', async () => {
+  const { dir, cleanup } = tempDir();
+  writeFileSync(`${dir}/.env`, 'SECRET=1');
+  const h = new Harness([dir], { policy: allowAll() });
+  assert.equal((await h.call('run_command', { command: 'cat .env' })).error?.code, 'ToolNotAllowed');
+  assert.equal((await h.call('run_command', { command: 'eval "echo hi"' })).error?.code, 'ToolNotAllowed');
+  h.close(); cleanup();
+});

@@ -1,0 +1,110 @@
+import { unlinkSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { ToolError } from '../../core/errors.js';
+import { limitText } from '../../core/output.js';
+import { launch } from '../../exec/launch.js';
+import { ProcessTable } from '../../exec/processes.js';
+import { loadShellParser } from '../../shell/parser.js';
+import { analyzeCommand } from '../../shell/analyze.js';
+import { planCommand, programsOf, resolveCwd } from './plan.js';
+import { runOutput, type RunOutput } from './schema.js';
+
+const input = z.strictObject({
+  command: z.string().min(1).max(100_000).describe('A bash command line, e.g. "npm test -- --watch=false". Every part of it is checked by the policy.'),
+  cwd: z.string().optional().describe('Working directory relative to the workspace root (default: the root).'),
+  timeout_ms: z.number().int().positive().optional().describe('Stop the command after this long (capped by the policy limit).'),
+  background: z.boolean().default(false).describe('Start it and return an id at once; read it with process_output.'),
+  stdin: z.string().max(10 * 1024 * 1024).optional().describe('Text given on standard input; without it stdin is closed.'),
+});
+
+export const runCommandTool = defineTool({
+  name: 'run_command',
+  version: '1.0.0',
+  title: 'Run a command',
+  description: descriptionBeside(import.meta.url),
+  input,
+  output: runOutput,
+  risk: 'medium',
+  permissions: ['proc.exec'],
+  side_effects: 'runs a process in the workspace (inside the OS sandbox when available)',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  // The command enforces its own limit (so a timeout still returns the output); this is only a backstop.
+  timeout_ms: 24 * 3600_000 + 60_000,
+  async plan(args, ctx) {
+    const { plan } = await planCommand(args.command, args.cwd, ctx);
+    return args.background ? { ...plan, summary: `${plan.summary}, in the background` } : plan;
+  },
+  async execute(args, plan, ctx) {
+    const cwd = await resolveCwd(args.cwd, ctx);
+    const programs = programsOf(analyzeCommand(await loadShellParser(), args.command));
+    const limit = Math.min(args.timeout_ms ?? ctx.limits.timeout_ms, ctx.limits.timeout_ms);
+    const rec = await launch({ command: args.command, cwd: cwd.abs, stdin: args.stdin, background: args.background, plan, programs }, ctx);
+    const base = { cwd: cwd.display, sandbox: rec.sandbox };
+    if (args.background) {
+      if (args.timeout_ms) {
+        const t = setTimeout(() => { rec.timed_out = true; rec.running.kill(); }, limit);
+        t.unref();
+        rec.running.done.finally(() => clearTimeout(t)).catch(() => {});
+      }
+      return {
+        data: { ...base, id: rec.id, exit_code: null, signal: null, timed_out: false, duration_ms: 0, output: '', truncated: false, total_bytes: 0 },
+        text: `Started ${rec.id} in the background (${rec.sandbox === 'bwrap' ? 'sandboxed' : 'no sandbox'}). Read its output with process_output {"id":"${rec.id}"}; stop it with process_kill.`,
+        commands_run: [args.command],
+      };
+    }
+    const table = ProcessTable.of(ctx.session);
+    const timer = setTimeout(() => { rec.timed_out = true; rec.running.kill(); }, limit);
+    const onAbort = () => { rec.killed = true; rec.running.kill(); };
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const tick = setInterval(() => ctx.progress(`running for ${Math.round((Date.now() - rec.running.started) / 1000)} s, ${rec.capture.bytes} bytes of output`), 2000);
+    let exit;
+    try {
+      exit = await rec.running.done;
+    } finally {
+      clearTimeout(timer);
+      clearInterval(tick);
+      ctx.signal.removeEventListener('abort', onAbort);
+      table.remove(rec.id);
+    }
+    const data = collect(rec, exit, base, ctx.limits);
+    const summary = `exit ${exit.exit_code ?? exit.signal} in ${exit.duration_ms} ms${data.truncated ? `, ${data.total_bytes} bytes of output (head and tail shown)` : ''}`;
+    if (rec.timed_out) {
+      throw new ToolError('Timeout', `The command ran longer than ${limit} ms and was stopped with its whole process group. Output tail:\n${tailOf(data.output)}\nRun it in the background or raise timeout_ms.`, { data: { ...data, timed_out: true } });
+    }
+    if (ctx.signal.aborted) throw new ToolError('Cancelled', 'The call was cancelled; the command and its process group were stopped.', { data });
+    if (exit.exit_code !== 0) {
+      throw new ToolError('ExitNonZero', `The command failed (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exit_code}`}). Output tail:\n${tailOf(data.output)}`, { data, details: { exit_code: exit.exit_code, signal: exit.signal } });
+    }
+    return {
+      data, text: `Command succeeded: ${summary}.`, status: data.truncated ? 'partial' : 'ok',
+      stats: { exit_code: exit.exit_code ?? -1, output_bytes: data.total_bytes },
+      commands_run: [args.command],
+      ...(data.storage_ref ? { storage_ref: data.storage_ref, sha256: data.sha256 } : {}),
+    };
+  },
+});
+
+function tailOf(output: string): string {
+  const lines = output.trimEnd().split('\n');
+  const tail = lines.slice(-20).join('\n');
+  return tail.length > 2000 ? tail.slice(-2000) : tail;
+}
+
+/** Output for the model: head + tail within the limits; the whole of it on disk when cut. */
+function collect(rec: Awaited<ReturnType<typeof launch>>, exit: { exit_code: number | null; signal: string | null; duration_ms: number }, base: { cwd: string; sandbox: 'bwrap' | 'none' }, limits: { output_bytes: number; output_lines: number }): RunOutput {
+  const cap = rec.capture.finish();
+  const shown = limitText(cap.text, limits, 'head_tail');
+  let storage: { storage_ref?: string; sha256?: string } = {};
+  if (cap.truncated) storage = { storage_ref: rec.storage_ref, sha256: cap.sha256 };
+  else if (shown.truncated) {
+    writeFileSync(rec.file!, cap.text);
+    storage = { storage_ref: rec.storage_ref, sha256: cap.sha256 };
+  } else {
+    try { unlinkSync(rec.file!); } catch { /* never created */ }
+  }
+  return {
+    ...base, exit_code: exit.exit_code, signal: exit.signal, timed_out: rec.timed_out, duration_ms: exit.duration_ms,
+    output: shown.text, truncated: cap.truncated || shown.truncated, total_bytes: cap.total_bytes, ...storage,
+  };
+}
