@@ -125,7 +125,7 @@ export const listDirTool = defineTool({
       const end = args.offset + entries.length;
       const more = end < kept.length;
       const notes: string[] = [];
-      if (more) notes.push(`more follow: call again with offset ${end}`);
+      if (more) notes.push(`More follow: call again with offset ${end}`);
       if (hiddenSkipped) notes.push(`${hiddenSkipped} hidden not shown (hidden: true shows them)`);
       if (ignoredSkipped) notes.push(`${ignoredSkipped} ignored not shown${args.gitignore ? ' (gitignore: false shows what .gitignore hides)' : ''}`);
       const where = rp.display === '.' ? 'workspace root' : rp.display;
