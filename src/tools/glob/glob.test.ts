@@ -90,6 +90,8 @@ test('glob: hidden names and ignored files only when asked', async () => {
     assert.ok(!hidden.data.files.includes('dist/x.ts'));
     const noIgnore = await s.glob({ pattern: '**/*.ts', gitignore: false });
     assert.ok(noIgnore.data.files.includes('dist/x.ts'));
+    assert.deepEqual((await s.glob({ pattern: 'dist/*.ts' })).data.files, [], 'a literal prefix is no exemption from .gitignore');
+    assert.deepEqual((await s.glob({ pattern: '*.ts', path: 'dist' })).data.files, ['dist/x.ts'], 'a folder named as path is searched');
     assert.deepEqual((await s.glob({ pattern: '.github/**/*.yml' })).data.files, ['.github/workflows/ci.yml'], 'a named dot-folder matches');
     assert.deepEqual((await s.glob({ pattern: '**/.eslintrc*' })).data.files, ['.eslintrc.json'], 'a named dot-file matches');
   } finally {

@@ -80,6 +80,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
       start,
       hidden: args.hidden || compiled.mentionsDot,
       gitignore: args.gitignore,
+      named: root.relToRoot,
       signal: ctx.signal,
       maxVisits: caps.maxVisits,
       timeLimitMs: caps.timeLimitMs,

@@ -80,6 +80,7 @@ test('list_dir: hidden, .gitignore and ignore globs only on request, and counted
     assert.deepEqual(all.data.entries.map((e) => e.name), ['gen', 'node_modules', '.gitignore', '.hidden', 'debug.log', 'keep.ts']);
     const globs = await s.list({ ignore: ['gen', '*.ts'] });
     assert.deepEqual(globs.data.entries.map((e) => e.name), []);
+    assert.deepEqual((await s.list({ path: 'node_modules' })).data.entries.map((e) => e.name), ['x'], 'a folder named explicitly is listed even if ignored');
     // An ancestor's .gitignore applies inside a subfolder.
     files(s.dir, { 'gen/trace.log': '' });
     assert.deepEqual((await s.list({ path: 'gen' })).data.entries.map((e) => e.name), ['a.js']);

@@ -39,6 +39,25 @@ export class IgnoreStack {
   }
 
   /**
+   * The stack without the levels that ignore `relDir` itself: a folder named explicitly is
+   * listed or searched even if ignored (as ripgrep does with a path argument), and the
+   * `ignore` package would otherwise hide all of its contents through their parent.
+   */
+  admitting(relDir: string): IgnoreStack {
+    if (relDir === '') return this;
+    const keep = this.levels.filter(({ base, ig }) => {
+      const rel = base === '' ? relDir : relDir.startsWith(base + '/') ? relDir.slice(base.length + 1) : '';
+      if (rel === '') return true;
+      try {
+        return !ig.test(rel + '/').ignored;
+      } catch {
+        return true;
+      }
+    });
+    return keep.length === this.levels.length ? this : new IgnoreStack(keep);
+  }
+
+  /**
    * Whether `relToRoot` is ignored. The deepest file with a rule that matches decides, so a
    * `!keep.log` in a subdirectory re-includes what the root's `*.log` excluded. Ancestors
    * that are ignored are never walked into, which gives git's "cannot re-include a file
@@ -101,9 +120,10 @@ export async function readIgnoreFiles(dirPath: string, present: ReadonlySet<stri
 /**
  * The stack in force inside `relDir` (relative to `root`) from the ignore files of `root`
  * and every directory down to `relDir`'s parent: what applies to a walk that starts in a
- * subdirectory. The start directory's own files are read by the walk itself.
+ * subdirectory. The start directory's own files are read by the walk itself. Levels that
+ * ignore `named` (the folder the caller named, by default `relDir`) are dropped.
  */
-export async function ancestorIgnores(root: string, relDir: string, files: readonly string[]): Promise<IgnoreStack> {
+export async function ancestorIgnores(root: string, relDir: string, files: readonly string[], named = relDir): Promise<IgnoreStack> {
   let stack = IgnoreStack.empty();
   if (relDir === '') return stack;
   const parts = relDir.split('/');
@@ -112,5 +132,5 @@ export async function ancestorIgnores(root: string, relDir: string, files: reado
     const texts = await readIgnoreFiles(base === '' ? root : `${root}/${base}`, null, files);
     stack = stack.with(base, texts);
   }
-  return stack;
+  return stack.admitting(named);
 }

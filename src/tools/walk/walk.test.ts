@@ -59,6 +59,9 @@ test('walk honours nested .gitignore with negation and the ancestors of a start 
     // Starting inside pkg/src still applies the root's *.log.
     const sub = await run(dir, { start: 'pkg/src' });
     assert.deepEqual(sub.rels, ['pkg/src/y.ts']);
+    // A folder named explicitly is walked even though the root's rules ignore it.
+    const explicit = await run(dir, { start: 'pkg/gen' });
+    assert.deepEqual(explicit.rels, ['pkg/gen/x.ts']);
     const off = await run(dir, { gitignore: false, start: 'pkg' });
     assert.ok(off.rels.includes('pkg/gen/x.ts') && off.rels.includes('pkg/drop.log') && off.rels.includes('pkg/secret-ish.txt'));
   } finally {

@@ -29,6 +29,11 @@ export interface WalkOptions {
   hidden?: boolean;
   /** Honour .gitignore / .ignore files, those of the start's ancestors included (default true). */
   gitignore?: boolean;
+  /**
+   * relToRoot of the folder the caller named (default: the start). It is walked even when
+   * ignored; a start below it (a glob's literal prefix) is not exempt.
+   */
+  named?: string;
   /** Which ignore files to read in each directory (default .gitignore, .ignore). */
   ignoreFiles?: readonly string[];
   /** Stop after seeing this many entries (default 200k). */
@@ -93,7 +98,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   const result: WalkResult = { visited: 0, dirs: 0, stopped: null, skipped: { hidden: 0, denied: 0, state: 0, ignored: 0, unreadable: 0 } };
   const stop = (why: StopReason) => { if (!result.stopped) result.stopped = why; };
 
-  const startStack = gitignore ? await ancestorIgnores(root, o.start.relToRoot, ignoreFiles) : IgnoreStack.empty();
+  const startStack = gitignore ? await ancestorIgnores(root, o.start.relToRoot, ignoreFiles, o.named ?? o.start.relToRoot) : IgnoreStack.empty();
   const queue: DirTask[] = [{ abs: o.start.abs, relToRoot: o.start.relToRoot, rel: '', depth: 0, stack: startStack }];
   let nextProgress = 5000;
 
