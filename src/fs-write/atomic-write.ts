@@ -18,9 +18,9 @@ export interface Staged {
 /** What the target must still be just before the rename; null: it must not exist. */
 export type Expect = { dev: number; ino: number; size: number; mtimeMs: number } | null;
 
-/** Mode for a new file, as open(2) would give it. */
+/** Mode bits open(2) would let a new file have (the umask applied). */
 function newFileMode(): number {
-  return 0o666 & ~process.umask();
+  return 0o777 & ~process.umask();
 }
 
 function tempName(target: string): string {
@@ -32,7 +32,7 @@ function tempName(target: string): string {
  * Writes `data` to a new temporary file in the target's directory (O_EXCL, no following
  * links), with the existing file's mode (and owner, where allowed), and fsyncs it.
  */
-export async function stageFile(target: string, display: string, data: Buffer, existing: Stats | null): Promise<Staged> {
+export async function stageFile(target: string, display: string, data: Buffer, existing: Stats | null, mode?: number): Promise<Staged> {
   const tmp = tempName(target);
   let fh;
   try {
@@ -45,7 +45,7 @@ export async function stageFile(target: string, display: string, data: Buffer, e
       throw new ToolError('PathTraversalBlocked', `A directory on the way to ${display} was swapped while writing; refused.`);
     }
     await fh.writeFile(data);
-    await fh.chmod(existing ? existing.mode & 0o7777 : newFileMode());
+    await fh.chmod(existing ? existing.mode & 0o7777 : (mode ?? 0o666) & newFileMode());
     if (existing && (existing.uid !== process.getuid?.() || existing.gid !== process.getgid?.())) {
       await fh.chown(existing.uid, existing.gid).catch(() => {}); // only root may give a file away; keep going
     }
