@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { auditVerify } from './cli/audit-cmd.js';
 import { callCommand } from './cli/call.js';
+import { initCommand } from './cli/init.js';
 import { COMMAND_HELP, MAIN_HELP } from './cli/help.js';
 import { policyCheck, policyValidate } from './cli/policy-cmd.js';
 import { serve } from './cli/serve.js';
@@ -20,13 +21,14 @@ const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   args: { type: 'string' },
+  client: { type: 'string' },
   approve: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
 
-const COMMANDS = new Set(['serve', 'call', 'tools', 'policy', 'audit', 'help']);
+const COMMANDS = new Set(['serve', 'call', 'tools', 'policy', 'audit', 'init', 'help']);
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -55,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
       if (rest[0] === 'check') return policyCheck(rest[1], values);
       if (rest[0] === 'validate') return policyValidate(rest[1] ?? values.policy);
       throw new UsageError('usage: toolgate policy check TOOL --args JSON | toolgate policy validate FILE');
+    case 'init':
+      return initCommand(values);
     case 'audit':
       if (rest[0] === 'verify') return auditVerify(rest[1]);
       throw new UsageError('usage: toolgate audit verify FILE');

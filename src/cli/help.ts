@@ -8,6 +8,7 @@ Usage:
   toolgate policy check TOOL --args JSON          the decision for a call and the rule that made it
   toolgate policy validate FILE                    check a policy file (line and key of any fault)
   toolgate audit verify FILE                       check an audit log's hash chain
+  toolgate init [--client NAME] [--workspace DIR] write a starter toolgate.yaml, print a client's config
 
 Options (serve, call, tools, policy check):
   --workspace DIR     a root the agent may use; repeat for several. The ceiling: client
@@ -59,6 +60,12 @@ check: prints the decision (allow | ask | deny), the rule that made it, and ever
 was judged (each path, each simple command of a shell command, each domain). Nothing runs.
 validate: loads the file as the server would; exit 0 when valid, 2 with the line and key at
 fault when not.
+`,
+  init: `toolgate init [--client claude-desktop|cursor|vscode|opencode|claude-code] [--workspace DIR]
+
+Writes a commented starter toolgate.yaml in DIR (default: the current folder; an existing file is
+never overwritten) and prints the client's MCP configuration on stdout, stdio and HTTP forms
+(every client's when --client is not given).
 `,
   audit: `toolgate audit verify FILE
 
