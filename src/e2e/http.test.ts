@@ -50,7 +50,9 @@ let srv: SpawnedHttp;
 
 before(async () => {
   writeFileSync(path.join(ws.dir, 'hello.txt'), 'first line\nsecond line\n');
-  srv = await spawnHttpServer(['--workspace', ws.dir], { env: { TOOLGATE_HTTP_MAX_BODY: String(1024 * 1024) } });
+  const policy = path.join(ws.dir, 'toolgate.yaml');
+  writeFileSync(policy, 'rules:\n  - { tool: write_file, path: "big-*", decision: allow }\n  - { tool: edit_file, path: "big-*", decision: allow }\n');
+  srv = await spawnHttpServer(['--workspace', ws.dir, '--policy', policy], { env: { TOOLGATE_HTTP_MAX_BODY: String(1024 * 1024) } });
 });
 
 after(async () => {
@@ -105,6 +107,20 @@ for (const kind of ['streamable', 'sse'] as const) {
       // display caps content at 10,000 characters: the call reached the pipeline and was judged there.
       assert.equal(env.error?.code, 'InvalidArguments');
       assert.match(env.error!.message, /content/);
+      await client.close();
+    });
+
+    test('a 200 KB write and a 200 KB edit work', async () => {
+      const { client } = await connect(kind, srv);
+      const file = `big-${kind}.txt`;
+      const content = `${'a'.repeat(100)}\n`.repeat(2048) + 'MARK\n';
+      const w = await client.callTool({ name: 'write_file', arguments: { path: file, content } });
+      assert.equal((w.structuredContent as Env).ok, true, JSON.stringify((w.structuredContent as Env).error));
+      await client.callTool({ name: 'read_file', arguments: { path: file, limit: 1 } });
+      const repl = `${'b'.repeat(100)}\n`.repeat(2048);
+      const e = await client.callTool({ name: 'edit_file', arguments: { path: file, old_string: 'MARK\n', new_string: repl } });
+      assert.equal((e.structuredContent as Env).ok, true, JSON.stringify((e.structuredContent as Env).error));
+      assert.equal(readFileSync(path.join(ws.dir, file), 'utf8'), content.replace('MARK\n', repl));
       await client.close();
     });
 
