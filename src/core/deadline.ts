@@ -11,7 +11,6 @@ export async function withDeadline<T>(outer: AbortSignal, timeoutMs: number, wor
   if (outer.aborted) throw new ToolError('Cancelled', 'The call was cancelled before it started.');
   outer.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => { timedOut = true; ctrl.abort(new Error('timeout')); }, timeoutMs);
-  timer.unref?.();
   let rejectOnAbort: (e: unknown) => void = () => {};
   const aborted = new Promise<never>((_, reject) => { rejectOnAbort = reject; });
   const onInner = () => rejectOnAbort(timedOut
