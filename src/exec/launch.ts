@@ -45,7 +45,8 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   const file = refPath(spill.storage_ref, ctx);
   const half = Math.floor(ctx.limits.output_bytes / 2);
   const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), file);
-  const argv = ['/bin/bash', '-c', input.command];
+  // --norc: bash sources ~/.bashrc when stdin is a socket (it thinks rshd started it); Node's pipes are sockets.
+  const argv = ['/bin/bash', '--norc', '--noprofile', '-c', input.command];
   let file0 = argv[0]!;
   let args = argv.slice(1);
   let release = () => {};
