@@ -23,8 +23,11 @@ export function compileGlobs(patterns: string[]): (p: string) => boolean {
   // A pattern without a slash matches the name at any depth, as in .gitignore. picomatch's own
   // `basename` option would test *every* pattern against the last component only, so that
   // `**/.git/config` or `src/**` never matched: the two kinds are compiled apart.
-  const bare = patterns.filter((p) => !p.includes('/'));
-  const rooted = patterns.filter((p) => p.includes('/')).map((p) => p.replace(/^\/+/, ''));
+  // A trailing slash (gitignore: "a directory") would otherwise match nothing at all; the
+  // directory's contents are covered because its ancestors are matched too.
+  const cleaned = patterns.map((p) => (p.length > 1 ? p.replace(/\/+$/, '') : p));
+  const bare = cleaned.filter((p) => !p.includes('/'));
+  const rooted = cleaned.filter((p) => p.includes('/')).map((p) => p.replace(/^\/+/, ''));
   const opts = { dot: true, nocase: CASE_INSENSITIVE_FS };
   const byName = bare.length ? picomatch(bare, { ...opts, basename: true }) : () => false;
   const byPath = rooted.length ? picomatch(rooted, opts) : () => false;
