@@ -30,6 +30,15 @@ export function compileDomains(patterns: string[]): (host: string) => boolean {
   };
 }
 
+/** Gitignore-style: a rule naming a folder (`dist`, `secrets/`, `src/*`) covers everything inside it. */
+function coversPathOrAncestor(match: (p: string) => boolean): (rel: string) => boolean {
+  return (rel) => {
+    if (match(rel)) return true;
+    for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) if (match(rel.slice(0, i))) return true;
+    return false;
+  };
+}
+
 function ruleText(r: RuleData): string {
   const q = [`tool: ${r.tool}`];
   if (r.path) q.push(`path: ${JSON.stringify(r.path)}`);
@@ -62,7 +71,8 @@ export function compileRule(r: RuleData, index: number, source: CompiledRule['so
     decision: r.decision,
     tool: picomatch(r.tool, { nocase: false }),
     toolOnly: !paths && !commands && !r.domain,
-    path: paths ? compileGlobs(paths) : undefined,
+    // deny/ask cover what is inside a folder they name; an allow lifts no more than it matches.
+    path: paths ? (r.decision === 'allow' ? compileGlobs(paths) : coversPathOrAncestor(compileGlobs(paths))) : undefined,
     command: commands,
     domain: r.domain ? compileDomains(list(r.domain)!) : undefined,
     network: r.network,
