@@ -91,9 +91,14 @@ const rows: Row[] = [
     tool: readFile, targets: [p('web/vendor/x.min.js')], decision: 'deny',
   },
   {
-    name: '* in a path glob stays in one folder',
-    yaml: 'rules:\n  - {tool: read_file, path: "src/*", decision: deny}',
-    tool: readFile, targets: [p('src/deep/a.ts')], decision: 'allow',
+    name: '* in an allow glob stays in one folder',
+    yaml: 'rules:\n  - {tool: write_file, path: "src/*", decision: allow}',
+    tool: writeFile, targets: [p('src/deep/a.ts', 'write')], decision: 'ask',
+  },
+  {
+    name: 'an allow naming a folder does not cover its contents',
+    yaml: 'rules:\n  - {tool: write_file, path: "src", decision: allow}',
+    tool: writeFile, targets: [p('src/a.ts', 'write')], decision: 'ask',
   },
   {
     name: '** in a path glob crosses folders',
@@ -303,4 +308,21 @@ describe('deniedOutright (what tools/list hides)', () => {
     ['a profile rule deny hides the tool', 'profile: p\nprofiles:\n  p:\n    rules:\n      - {tool: read_file, decision: deny}', readFile, true],
   ];
   for (const [name, yaml, tool, hidden] of rows) test(name, () => assert.equal(deniedOutright(tool, policyFromYaml(yaml)), hidden));
+});
+
+describe('folder rules cover their contents (gitignore-style)', () => {
+  const rows: Array<[string, string, string, Decision]> = [
+    ['a bare folder name covers files inside it', 'dist', 'dist/a.js', 'deny'],
+    ['a bare folder name covers it at any depth', 'dist', 'pkg/dist/a.js', 'deny'],
+    ['a trailing slash covers the folder contents', 'secrets/', 'secrets/db.txt', 'deny'],
+    ['a rooted folder covers its contents', 'config/prod', 'config/prod/x.yaml', 'deny'],
+    ['a rooted folder does not cover a look-alike sibling', 'config/prod', 'config/production/x.yaml', 'allow'],
+    ['a file name does not cover a longer name', 'dist', 'distant/a.js', 'allow'],
+  ];
+  for (const [name, glob, rel, decision] of rows) {
+    test(name, () => {
+      const pol = policyFromYaml(`rules:\n  - {tool: read_file, path: ${JSON.stringify(glob)}, decision: deny}`);
+      assert.equal(evaluate(readFile, [p(rel)], pol).decision, decision);
+    });
+  }
 });

@@ -423,3 +423,20 @@ describe('isWithin compares whole components', () => {
   ];
   for (const [child, root, want] of rows) test(`${JSON.stringify(child)} in ${root}: ${want}`, () => assert.equal(isWithin(child, root), want));
 });
+
+describe('paths.deny patterns written as folders', () => {
+  const rows: Array<[string, string, string]> = [
+    ['a trailing slash', 'private/', 'private/notes.txt'],
+    ['a bare folder name', 'private', 'sub/private/notes.txt'],
+    ['a leading ./', './private/**', 'private/notes.txt'],
+    ['a leading /', '/private/**', 'private/notes.txt'],
+    ['a rooted file', 'config/prod.yaml', 'config/prod.yaml'],
+  ];
+  for (const [name, pattern, rel] of rows) {
+    test(name, () => {
+      const r = PathRules.withDefaults([pattern]);
+      assert.ok(r.isDenied(rel, `/w/${rel}`), `${pattern} does not deny ${rel}`);
+      assert.ok(!r.isDenied('public/a.txt', '/w/public/a.txt'));
+    });
+  }
+});
