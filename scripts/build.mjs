@@ -2,7 +2,7 @@
 // modules (measured: `toolgate --version` 0.37 s unbundled vs 0.15 s bundled on this machine).
 // Type checking is tsc's job (npm run typecheck); this only transpiles and bundles.
 import { build } from 'esbuild';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Tools read their model-facing description from description.md beside them; inline it. */
@@ -22,8 +22,7 @@ const inlineDescriptions = {
   },
 };
 
-await rm('dist', { recursive: true, force: true });
-await build({
+const result = await build({
   entryPoints: ['src/cli.ts'],
   outfile: 'dist/cli.js',
   bundle: true,
@@ -37,4 +36,13 @@ await build({
   plugins: [inlineDescriptions],
   logLevel: 'warning',
   legalComments: 'none',
+  write: false,
 });
+// Written to a temp file and renamed: a test or a client starting dist/cli.js while a build
+// runs sees the old bundle or the new one, never a missing or half-written file.
+await mkdir('dist', { recursive: true });
+for (const f of result.outputFiles) {
+  const tmp = `${f.path}.${process.pid}.tmp`;
+  await writeFile(tmp, f.contents, { mode: f.path.endsWith('.js') ? 0o755 : 0o644 });
+  await rename(tmp, f.path);
+}

@@ -1,4 +1,4 @@
-import { mkdirSync, openSync, fstatSync, readSync, writeSync, fsyncSync, closeSync, writeFileSync, renameSync } from 'node:fs';
+import { constants, mkdirSync, openSync, fstatSync, readSync, writeSync, fsyncSync, closeSync, ftruncateSync } from 'node:fs';
 import path from 'node:path';
 import { GENESIS, hashLine, type AuditRecord } from './record.js';
 
@@ -25,6 +25,8 @@ function lastLineOf(fd: number, size: number): string | null {
  */
 export class AuditWriter {
   private fd: number;
+  private headFd: number;
+  private headSize: number;
   private prev = GENESIS;
   private knownSize = 0;
   readonly headPath: string;
@@ -33,6 +35,9 @@ export class AuditWriter {
     mkdirSync(path.dirname(file), { recursive: true });
     this.fd = openSync(file, 'a+', 0o600);
     this.headPath = `${file}.head`;
+    // Not O_APPEND: the head is overwritten at offset 0.
+    this.headFd = openSync(this.headPath, constants.O_RDWR | constants.O_CREAT, 0o600);
+    this.headSize = fstatSync(this.headFd).size;
     this.resync();
   }
 
@@ -61,13 +66,21 @@ export class AuditWriter {
     return this.prev;
   }
 
+  /**
+   * The head is rewritten in place: one fixed-width line (hash, size padded to 20 digits)
+   * written at offset 0 with a single write — no temp file and rename on every call.
+   */
   private writeHead(): void {
-    const tmp = `${this.headPath}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${this.prev} ${this.knownSize}\n`, { mode: 0o600 });
-    renameSync(tmp, this.headPath);
+    const line = Buffer.from(`${this.prev} ${String(this.knownSize).padStart(20, '0')}\n`, 'utf8');
+    writeSync(this.headFd, line, 0, line.length, 0);
+    if (this.headSize > line.length) ftruncateSync(this.headFd, line.length);
+    this.headSize = line.length;
+    if (this.fsync) fsyncSync(this.headFd);
   }
 
   close(): void {
-    try { closeSync(this.fd); } catch { /* already closed */ }
+    for (const fd of [this.fd, this.headFd]) {
+      try { closeSync(fd); } catch { /* already closed */ }
+    }
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorInfo } from './errors.js';
 import type { Status } from './types.js';
+import { renderBody } from './render.js';
 
 export const errorSchema = z.object({
   code: z.enum(ERROR_CODES),
@@ -52,11 +53,13 @@ export interface Envelope {
 
 /** MCP CallToolResult for an envelope: structuredContent, a readable text block, isError exactly when !ok. */
 export function toCallToolResult(env: Envelope, extra: Array<{ type: 'image'; data: string; mimeType: string }> = []) {
-  const lines = [env.text];
-  if (env.error) lines.push(`[${env.error.code}] ${env.error.message}`);
+  const lines = [env.error ? `[${env.error.code}] ${env.error.message}` : env.text];
   if (env.warnings?.length) lines.push(...env.warnings.map((w) => `warning: ${w}`));
+  const body = renderBody(env.data);
+  if (body) lines.push('', body);
+  if (env.artifacts.storage_ref) lines.push('', `(full output: ${env.artifacts.storage_ref}, sha256 ${env.artifacts.sha256})`);
   return {
-    content: [{ type: 'text' as const, text: lines.filter(Boolean).join('\n') }, ...extra],
+    content: [{ type: 'text' as const, text: lines.join('\n') }, ...extra],
     structuredContent: env as unknown as Record<string, unknown>,
     isError: !env.ok,
   };

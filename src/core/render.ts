@@ -1,0 +1,37 @@
+/**
+ * The readable payload of a result, for the text content block. Many clients hand the model
+ * only `content`, not `structuredContent`: without this, a model would be told "read 40
+ * lines" and never see them. Rendered from the well-known `data` keys, already bounded by
+ * each tool's output limits; the envelope JSON itself is never dumped here.
+ */
+export function renderBody(data: unknown): string {
+  if (!data || typeof data !== 'object') return '';
+  const d = data as Record<string, unknown>;
+  const parts: string[] = [];
+  if (typeof d.content === 'string' && d.content && d.encoding !== 'base64') parts.push(d.content);
+  if (typeof d.output === 'string' && d.output) parts.push(d.output);
+  if (typeof d.diff === 'string' && d.diff) parts.push(d.diff);
+  if (Array.isArray(d.matches)) {
+    for (const m of d.matches as Array<{ file?: string; line?: number; text?: string; before?: string[]; after?: string[] }>) {
+      if (!m || typeof m !== 'object') continue;
+      const line = m.line ?? 0;
+      (m.before ?? []).forEach((t, i, a) => parts.push(`${m.file}-${line - a.length + i}-${t}`));
+      parts.push(`${m.file}:${line}:${m.text ?? ''}`);
+      (m.after ?? []).forEach((t, i) => parts.push(`${m.file}-${line + 1 + i}-${t}`));
+    }
+  }
+  if (Array.isArray(d.files) && d.files.every((f) => typeof f === 'string')) parts.push(...(d.files as string[]));
+  if (Array.isArray(d.counts)) {
+    for (const c of d.counts as Array<{ file?: string; count?: number }>) parts.push(`${c.file}:${c.count}`);
+  }
+  if (Array.isArray(d.entries)) {
+    for (const e of d.entries as Array<{ name?: string; type?: string; size?: number | null }>) {
+      const suffix = e.type === 'dir' ? '/' : e.type === 'symlink' ? ' -> (symlink)' : '';
+      parts.push(`${e.name}${suffix}${e.type === 'file' && typeof e.size === 'number' ? `  ${e.size}` : ''}`);
+    }
+  }
+  if (Array.isArray(d.processes)) {
+    for (const p of d.processes as Array<Record<string, unknown>>) parts.push(JSON.stringify(p));
+  }
+  return parts.join('\n');
+}
