@@ -1,0 +1,111 @@
+import picomatch from 'picomatch';
+
+/**
+ * .gitignore rules as ripgrep applies them during a walk: each path is tested on its own
+ * (the walk never enters an ignored directory, so parents need no re-check — and a search
+ * started inside an ignored directory still sees its files, as with ripgrep). The `ignore`
+ * package always re-checks parent directories, which differs in exactly that case.
+ */
+interface Rule {
+  negative: boolean;
+  dirOnly: boolean;
+  anchored: boolean;
+  test: (s: string) => boolean;
+}
+
+export type IgnoreVerdict = 'ignore' | 'keep' | null;
+
+export class IgnoreFile {
+  private readonly rules: Rule[] = [];
+
+  constructor(text: string) {
+    for (const raw of text.split('\n')) {
+      const rule = parseLine(raw);
+      if (rule) this.rules.push(rule);
+    }
+  }
+
+  get empty(): boolean {
+    return this.rules.length === 0;
+  }
+
+  /** rel: relative to the ignore file's directory. The last matching rule decides. */
+  verdict(rel: string, isDir: boolean): IgnoreVerdict {
+    let name: string | undefined;
+    for (let i = this.rules.length - 1; i >= 0; i--) {
+      const r = this.rules[i]!;
+      if (r.dirOnly && !isDir) continue;
+      let hit: boolean;
+      if (r.anchored) hit = r.test(rel);
+      else {
+        if (name === undefined) {
+          const slash = rel.lastIndexOf('/');
+          name = slash < 0 ? rel : rel.slice(slash + 1);
+        }
+        hit = r.test(name);
+      }
+      if (hit) return r.negative ? 'keep' : 'ignore';
+    }
+    return null;
+  }
+}
+
+function parseLine(raw: string): Rule | null {
+  let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  if (line === '' || line.startsWith('#')) return null;
+  // Trailing spaces are dropped unless escaped with a backslash.
+  line = line.replace(/(?<!\\)[ \t]+$/, '');
+  let negative = false;
+  if (line.startsWith('!')) { negative = true; line = line.slice(1); }
+  else if (line.startsWith('\\!') || line.startsWith('\\#')) line = line.slice(1);
+  if (line === '' || line === '/') return null;
+  let dirOnly = false;
+  if (line.endsWith('/')) { dirOnly = true; line = line.slice(0, -1); }
+  const anchored = line.includes('/');
+  if (line.startsWith('/')) line = line.slice(1);
+  // `foo/**` also names everything below foo; `**/foo` matches foo at any depth (picomatch does both).
+  try {
+    return { negative, dirOnly, anchored, test: picomatch(line, { dot: true, noextglob: true }) };
+  } catch {
+    return null;
+  }
+}
+
+/** Ignore files ripgrep reads in each directory, strongest first. */
+export const IGNORE_FILE_NAMES = ['.rgignore', '.ignore', '.gitignore'] as const;
+
+/** Kinds of ignore file, strongest first: .rgignore, .ignore, .gitignore, .git/info/exclude. */
+export const KIND_COUNT = 4;
+
+/**
+ * The ignore files of one directory, by kind. For a directory at or below the search root,
+ * `strip` is how many leading characters of a search-relative path lead into it; for one
+ * above the search root, `add` is the path from it down to the search root plus '/'.
+ */
+export interface IgnoreLayer {
+  strip: number;
+  add: string;
+  files: Array<IgnoreFile | undefined>;
+  /** The directory holds a .git: git rules from further up stop applying (as in ripgrep). */
+  hasGit: boolean;
+}
+
+/**
+ * ripgrep's precedence: a kind of file beats the weaker kinds whatever the depth; inside one
+ * kind the deepest file with a verdict wins; git rules stop at the nearest repository root.
+ * `rel` is relative to the search root.
+ */
+export function isIgnored(layers: readonly IgnoreLayer[], rel: string, isDir: boolean): boolean {
+  for (let k = 0; k < KIND_COUNT; k++) {
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const layer = layers[i]!;
+      const f = layer.files[k];
+      if (f) {
+        const v = f.verdict(layer.add + (layer.strip ? rel.slice(layer.strip) : rel), isDir);
+        if (v) return v === 'ignore';
+      }
+      if (k >= 2 && layer.hasGit) break;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,286 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { Envelope } from '../../core/envelope.js';
+import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
+import { locateRg, rgArgs } from './rg.js';
+import { toJsPattern } from './regex.js';
+import { comparePaths } from './select.js';
+import { searchText } from './search-text.js';
+
+type Data = {
+  output_mode: string; matches?: Array<{ file: string; line: number; text: string; before?: string[]; after?: string[] }>;
+  files?: string[]; counts?: Array<{ file: string; count: number }>; total_files: number; total_matches?: number;
+  totals_exact: boolean; truncated: boolean; capped: string | null; fallback_used: boolean; engine: string; notes?: string[];
+};
+type Env = Envelope & { data: Data };
+
+const SECRET = 'TOPSECRET';
+
+function write(root: string, rel: string, content: string | Buffer): void {
+  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  writeFileSync(path.join(root, rel), content);
+}
+
+/** A workspace with every kind of entry grep must handle, plus an outside dir it must never reach. */
+function buildTree() {
+  const t = tempDir('tg-grep-');
+  const ws = path.join(t.dir, 'ws');
+  const out = path.join(t.dir, 'outside');
+  mkdirSync(ws);
+  write(out, 'secret.txt', `needle ${SECRET} outside\n`);
+  write(out, 'hardsrc.txt', `needle ${SECRET} via hard link\n`);
+  const files: Record<string, string | Buffer> = {
+    '.gitignore': 'ignored.txt\nbuild/\n*.log\n!keep.log\n',
+    'a.ts': 'const needle = 1;\nfunction Foo() { return needle; }\nexport default Foo;\n',
+    'b.js': '// needle in js\nNEEDLE upper\nlast line\n',
+    'ignored.txt': 'needle but gitignored\n',
+    'x.log': 'needle in a log\n',
+    'keep.log': 'needle kept by a negation\n',
+    'build/out.js': 'needle in build\n',
+    '.hidden.ts': 'needle in a hidden file\n',
+    '.hdir/inner.md': 'needle in a hidden dir\n',
+    '.env': `API=${SECRET} needle\n`,
+    'sub/.env.local': `LOCAL=${SECRET} needle\n`,
+    'sub/id.pem': `-----BEGIN ${SECRET} needle\n`,
+    'sub/.ignore': '*.tmp\n',
+    'sub/t.tmp': 'needle in tmp\n',
+    'sub/.gitignore': 'generated/\n',
+    'sub/generated/g.ts': 'needle generated\n',
+    'sub/deep/c.py': 'def needle():\n    return 1\n\ndef other():\n    return needle()\n',
+    'sub/deep/d.md': '# Needle\nsome needle text\n\nfoo\nbar needle\n',
+    'sub/a b/space.txt': 'needle with a space in the folder\n',
+    'bin.dat': Buffer.from('needle\0binary\n'),
+    'crlf.txt': 'needle\r\nnext needle\r\n',
+    'uni.txt': 'ünïcode needle ✓\nnaïve\n',
+    'long.txt': `${'x'.repeat(1000)}needle\n`,
+    'a.txt': 'needle sorts after the a/ folder\n',
+    'a/z.txt': 'needle in a/\n',
+    '.git/HEAD': 'needle in git internals\n',
+  };
+  for (let i = 0; i < 30; i++) files[`many/f${String(i).padStart(2, '0')}.txt`] = `needle ${i}\nneedle again ${i}\n`;
+  for (const [rel, c] of Object.entries(files)) write(ws, rel, c);
+  symlinkSync(path.join(out, 'secret.txt'), path.join(ws, 'link-out.txt'));
+  symlinkSync(out, path.join(ws, 'linkdir'));
+  linkSync(path.join(out, 'hardsrc.txt'), path.join(ws, 'hard.txt'));
+  execFileSync('mkfifo', [path.join(ws, 'pipe.ts')]);
+  const h = new Harness([ws]);
+  return { ws, out, h, done: () => { h.close(); t.cleanup(); } };
+}
+
+async function grep(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>, env: Record<string, string> = {}): Promise<Env> {
+  const saved = { ...process.env };
+  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
+  Object.assign(process.env, env);
+  try {
+    const res = await h.call('grep', args) as Env;
+    assert.ok(h.rt.tools.get('grep')!.envelope.safeParse(res).success, 'envelope matches the output schema');
+    return res;
+  } finally {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}
+
+/** The part of a result both engines must agree on. */
+function comparable(e: Env) {
+  if (!e.ok) return { error: e.error?.code };
+  const { engine: _e, fallback_used: _f, ...data } = e.data;
+  return { data, text: e.text.replace(/ Built-in search used: [^.]*\./, '') };
+}
+
+const QUERIES: Array<Record<string, unknown>> = [
+  { pattern: 'needle' },
+  { pattern: 'needle', output_mode: 'content' },
+  { pattern: 'needle', output_mode: 'count' },
+  { pattern: 'needle', output_mode: 'content', context: 1, path: 'sub' },
+  { pattern: 'NEEDLE', ignore_case: true, output_mode: 'count' },
+  { pattern: '(?i)^needle', output_mode: 'content' },
+  { pattern: 'Foo() {', fixed_strings: true, output_mode: 'content' },
+  { pattern: '^def \\w+\\(', output_mode: 'content' },
+  { pattern: 'needle$', output_mode: 'content' },
+  { pattern: 'n[[:alpha:]]+dle \\d+', output_mode: 'count' },
+  { pattern: 'needle', type: 'ts' },
+  { pattern: 'needle', type: 'md', hidden: true },
+  { pattern: 'needle', glob: '*.md' },
+  { pattern: 'needle', glob: ['sub/**', '!**/deep/**'] },
+  { pattern: 'needle', glob: ['!many', '!*.txt'] },
+  { pattern: 'needle', hidden: true },
+  { pattern: 'needle', hidden: true, glob: ['.env*', '*.pem', '**/.env'] },
+  { pattern: 'needle\\(\\):\\n\\s+return', multiline: true, output_mode: 'content' },
+  { pattern: 'needle \\d+\\nneedle', multiline: true, output_mode: 'count' },
+  { pattern: 'needle', output_mode: 'content', head_limit: 5, offset: 3 },
+  { pattern: 'needle', head_limit: 4 },
+  { pattern: 'needle', path: 'sub/deep/d.md', output_mode: 'content', context: 2 },
+  { pattern: 'needle', path: 'sub/deep', output_mode: 'count' },
+  { pattern: 'needle', path: 'build', output_mode: 'content' },
+  { pattern: 'nothing-matches-this' },
+  { pattern: 'foo(' },
+  { pattern: '(?=needle)x' },
+  { pattern: 'needle\\nx' },
+];
+
+test('grep: ripgrep and the built-in engine give the same answers on the same tree', async (t) => {
+  const s = buildTree();
+  try {
+    const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+    for (const args of QUERIES) {
+      const builtin = await grep(s.h, 'builtin', args);
+      if (builtin.ok) {
+        assert.equal(builtin.data.engine, 'builtin');
+        assert.equal(builtin.data.fallback_used, true);
+        assert.equal(builtin.status, 'partial', 'the fallback is reported as partial');
+      }
+      if (!rg) continue;
+      const viaRg = await grep(s.h, 'rg', args);
+      if (viaRg.ok) assert.equal(viaRg.data.engine, 'ripgrep', JSON.stringify(args));
+      assert.deepEqual(comparable(builtin), comparable(viaRg), `same answer for ${JSON.stringify(args)}`);
+      if (process.env.GREP_PEEK) process.stderr.write(`${JSON.stringify(args)} => ${viaRg.ok ? viaRg.text.split('\n')[0] + ' | ' + JSON.stringify(viaRg.data.files ?? viaRg.data.counts ?? viaRg.data.matches?.map((m) => m.file + ':' + m.line)).slice(0, 300) : viaRg.error?.message}\n`);
+    }
+    if (!rg) t.skip('ripgrep is not installed: only the built-in half ran');
+  } finally {
+    s.done();
+  }
+});
+
+for (const engine of ['rg', 'builtin'] as const) {
+  test(`grep (${engine}): never shows secrets, outside files, hard links, binaries, ignored or hidden files`, async (t) => {
+    if (engine === 'rg' && !(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) return t.skip('ripgrep is not installed');
+    const s = buildTree();
+    try {
+      const all = await grep(s.h, engine, { pattern: 'needle', output_mode: 'content', head_limit: 2000 });
+      assert.equal(all.ok, true);
+      const files = new Set(all.data.matches!.map((m) => m.file));
+      for (const f of ['a.ts', 'b.js', 'keep.log', 'sub/deep/c.py', 'sub/a b/space.txt', 'crlf.txt', 'uni.txt', 'a/z.txt', 'a.txt']) assert.ok(files.has(f), `${f} is searched`);
+      for (const f of ['ignored.txt', 'x.log', 'build/out.js', 'sub/t.tmp', 'sub/generated/g.ts', '.hidden.ts', '.hdir/inner.md', '.env',
+        'sub/.env.local', 'sub/id.pem', 'bin.dat', 'link-out.txt', 'hard.txt', '.git/HEAD', 'pipe.ts']) assert.ok(!files.has(f), `${f} is not searched`);
+      assert.ok(!all.text.includes(SECRET) && !JSON.stringify(all.data).includes(SECRET), 'no secret or outside content anywhere');
+      assert.ok(all.data.notes?.some((n) => /hard links/.test(n)), 'the hard-linked file is reported as left out');
+      // The long line is cut, CR stripped.
+      assert.ok(all.data.matches!.find((m) => m.file === 'long.txt')!.text.endsWith('…'));
+      assert.equal(all.data.matches!.find((m) => m.file === 'crlf.txt')!.text, 'needle');
+
+      // Hidden on: hidden files come in, but never .env/.pem, .git or the state dir (whose audit log holds "needle").
+      await grep(s.h, engine, { pattern: 'needle' });
+      const hidden = await grep(s.h, engine, { pattern: 'needle', hidden: true, head_limit: 2000, glob: ['*', '.*', '**/.env', '.toolgate/**'] });
+      const hf = hidden.data.files!;
+      assert.ok(hf.includes('.hidden.ts') && hf.includes('.hdir/inner.md'));
+      assert.ok(!hf.some((f) => f.startsWith('.toolgate') || f.startsWith('.git/') || f.includes('.env') || f.endsWith('.pem')), hf.join(','));
+      const stateDir = await grep(s.h, engine, { pattern: 'grep', hidden: true });
+      assert.ok(!(stateDir.data.files ?? []).some((f) => f.startsWith('.toolgate')));
+
+      // Paths that leave the workspace or name a secret are refused before anything runs.
+      assert.equal((await grep(s.h, engine, { pattern: 'needle', path: '../outside' })).error?.code, 'PathTraversalBlocked');
+      assert.equal((await grep(s.h, engine, { pattern: 'needle', path: path.join(s.out, 'secret.txt') })).error?.code, 'PathTraversalBlocked');
+      assert.equal((await grep(s.h, engine, { pattern: 'needle', path: 'link-out.txt' })).error?.code, 'PathTraversalBlocked');
+      assert.equal((await grep(s.h, engine, { pattern: 'needle', path: 'linkdir' })).error?.code, 'PathTraversalBlocked');
+      assert.equal((await grep(s.h, engine, { pattern: 'needle', path: '.env' })).error?.code, 'PathDenied');
+      assert.equal((await grep(s.h, engine, { pattern: 'needle', path: 'hard.txt' })).error?.code, 'PathDenied');
+      assert.equal((await grep(s.h, engine, { pattern: 'needle', path: 'pipe.ts' })).error?.code, 'PathDenied');
+      assert.equal((await grep(s.h, engine, { pattern: 'needle', type: 'cobol' })).error?.code, 'InvalidArguments');
+    } finally {
+      s.done();
+    }
+  });
+}
+
+test('grep: hard links are searched when the policy allows them', async () => {
+  const s = buildTree();
+  const h = new Harness([s.ws], { policy: policyFromYaml('version: 1\npaths:\n  allow_hardlinks: true\n') });
+  try {
+    for (const engine of ['rg', 'builtin'] as const) {
+      if (engine === 'rg' && !(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) continue;
+      const r = await grep(h, engine, { pattern: 'hard link' });
+      assert.deepEqual(r.data.files, ['hard.txt']);
+    }
+  } finally {
+    h.close();
+    s.done();
+  }
+});
+
+test('grep: paging is in path order and stable; the sorted second ripgrep run agrees with the fallback', async () => {
+  const s = buildTree();
+  try {
+    const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+    const args = { pattern: 'needle', path: 'many', output_mode: 'content', head_limit: 5, offset: 20 };
+    const b = await grep(s.h, 'builtin', args);
+    assert.deepEqual(b.data.matches!.map((m) => `${m.file}:${m.line}`), ['many/f10.txt:1', 'many/f10.txt:2', 'many/f11.txt:1', 'many/f11.txt:2', 'many/f12.txt:1']);
+    assert.equal(b.data.truncated, true);
+    assert.match(b.text, /showing 21–25/);
+    if (rg) {
+      // A collection cap of 1 forces the unsorted run to give up and the sorted run to stop early.
+      const r = await grep(s.h, 'rg', args, { TOOLGATE_GREP_COLLECT_CAP: '1' });
+      assert.deepEqual(r.data.matches, b.data.matches);
+      assert.equal(r.data.totals_exact, false);
+      assert.equal(r.status, 'partial');
+    }
+  } finally {
+    s.done();
+  }
+});
+
+test('grep: the built-in walk stops at the visit cap and says so', async () => {
+  const s = buildTree();
+  try {
+    const r = await grep(s.h, 'builtin', { pattern: 'needle' }, { TOOLGATE_GREP_VISIT_CAP: '5' });
+    assert.equal(r.ok, true);
+    assert.equal(r.status, 'partial');
+    assert.equal(r.data.capped, 'visits');
+    assert.match(r.text, /visit cap/);
+  } finally {
+    s.done();
+  }
+});
+
+test('grep: output over the limits is cut, spilled in full, and data matches the text', async () => {
+  const s = buildTree();
+  const h = new Harness([s.ws], { policy: policyFromYaml('version: 1\nlimits:\n  output_lines: 10\n') });
+  try {
+    for (const engine of ['rg', 'builtin'] as const) {
+      if (engine === 'rg' && !(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) continue;
+      const r = await grep(h, engine, { pattern: 'needle', output_mode: 'content', head_limit: 50 });
+      assert.equal(r.status, 'partial');
+      assert.equal(r.data.truncated, true);
+      assert.ok(r.artifacts.storage_ref && r.artifacts.sha256);
+      assert.ok(r.data.matches!.length < 50 && r.data.matches!.length > 0);
+      const last = r.data.matches!.at(-1)!;
+      assert.ok(r.text.includes(`${last.file}:${last.line}:`), 'the last entry in data is in the text');
+    }
+  } finally {
+    h.close();
+    s.done();
+  }
+});
+
+test('grep: regex translation for the built-in engine', () => {
+  const q = (pattern: string, extra: Partial<{ fixed_strings: boolean; ignore_case: boolean; multiline: boolean }> = {}) =>
+    toJsPattern({ pattern, fixed_strings: false, ignore_case: false, multiline: false, ...extra });
+  const hits = (pattern: string, text: string, extra = {}) => searchText(text, q(pattern, extra), false, 'count', 0)?.count ?? 0;
+  assert.equal(hits('^b', 'a\nb\nab\n'), 1);
+  assert.equal(hits('a$', 'a\r\nba\n'), 1, '$ is before \\n only, as in ripgrep');
+  assert.equal(hits('(?P<x>ab)+', 'abab\n'), 1);
+  assert.equal(hits('\\x{41}', 'A\n'), 1);
+  assert.equal(hits('[[:digit:]]{3}', 'a123\n'), 1);
+  assert.equal(hits('a.c', 'a\rc\n'), 1, '. matches a CR, as in ripgrep');
+  assert.equal(hits('\\bfoo\\b', 'foo bar\nfoobar\n'), 1);
+  assert.equal(hits('a+b', 'a+b\n', { fixed_strings: true }), 1);
+  for (const bad of ['(?=x)', '(?<!x)y', '(a)\\1', 'a{', 'foo(', '*a', 'a\\qb', '[a-z&&b]', 'a\\nb']) {
+    assert.throws(() => q(bad), (e: { code?: string }) => e.code === 'InvalidArguments', bad);
+  }
+  assert.doesNotThrow(() => q('a\\nb', { multiline: true }));
+});
+
+test('grep: path order is component-wise (a/ before a.txt), as ripgrep sorts', () => {
+  assert.deepEqual(['a.txt', 'a/z.txt', 'a-b', 'a'].sort(comparePaths), ['a', 'a/z.txt', 'a-b', 'a.txt']);
+});
+
+test('grep: ripgrep arguments never let a model glob override .gitignore, and the pattern cannot become a flag', () => {
+  const q = { pattern: '--pre=sh', fixed_strings: false, ignore_case: false, multiline: false, context: 0, mode: 'files_with_matches' as const, hidden: false, globs: ['src/**/*.ts', '!**/gen/**'], typeGlobs: [] };
+  const a = rgArgs({ q, denyGlobs: ['**/.env'], target: '.', atWorkspaceRoot: true }, false);
+  assert.ok(a.includes('--regexp=--pre=sh') && a.at(-2) === '--');
+  assert.ok(!a.some((x) => x === '--glob=src/**/*.ts'), 'positive globs go through a type, not -g');
+  assert.ok(a.includes('--type-add=tgsel:*.ts') && a.includes('--glob=!**/gen/**') && a.includes('--glob=!**/.env'));
+});

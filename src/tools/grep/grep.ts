@@ -1,0 +1,274 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { ToolError } from '../../core/errors.js';
+import { limitText } from '../../core/output.js';
+import type { ResolvedPath, ToolContext } from '../../core/types.js';
+import { openDir, openFileForRead } from '../../workspace/safe-open.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import { builtinSearchDir, builtinSearchFile } from './fallback.js';
+import { toJsPattern } from './regex.js';
+import { keepFirst, pageOf, renderItems } from './render.js';
+import { locateRg, rgSearch, RgUnavailable } from './rg.js';
+import { decodeForSearch } from './search-text.js';
+import { comparePaths, DenyFilter, Selection } from './select.js';
+import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type Query } from './types.js';
+import { verifyHits } from './verify.js';
+
+const DEFAULT_HEAD_LIMIT = 100;
+const MAX_HEAD_LIMIT = 2000;
+/** Hits ripgrep reported that are all checked (hard links, moved directories) so totals are exact. */
+const VERIFY_BUDGET = 5000;
+const DEFAULT_VISIT_CAP = 200_000;
+const HAS_PROC_FD = process.platform === 'linux';
+
+const input = z.strictObject({
+  pattern: z.string().min(1).max(10_000).describe('Regular expression (ripgrep / Rust syntax), or the literal text when fixed_strings is true.'),
+  path: z.string().default('.').describe('File or directory to search, relative to the workspace root. Default: the root.'),
+  fixed_strings: z.boolean().default(false).describe('Treat pattern as literal text, not a regex.'),
+  glob: z.union([z.string().min(1), z.array(z.string().min(1)).max(50)]).optional()
+    .describe('Only files matching these globs, relative to path (e.g. "*.ts", "src/**/*.tsx"); a leading "!" excludes files and folders.'),
+  type: z.string().min(1).max(32).optional().describe(`Only files of this type: ${Object.keys(TYPE_GLOBS).join(', ')}.`),
+  ignore_case: z.boolean().default(false).describe('Case-insensitive match.'),
+  multiline: z.boolean().default(false).describe('Let the pattern match across lines (\\n); "." still stops at a newline unless the pattern starts with (?s).'),
+  context: z.number().int().min(0).max(20).default(0).describe('Lines of context shown before and after each match (output_mode content).'),
+  output_mode: z.enum(['content', 'files_with_matches', 'count']).default('files_with_matches')
+    .describe('content: matching lines; files_with_matches (default): paths of matching files; count: matches per file.'),
+  head_limit: z.number().int().min(1).max(MAX_HEAD_LIMIT).optional().describe(`Return at most this many entries (lines, files or counts). Default ${DEFAULT_HEAD_LIMIT}.`),
+  offset: z.number().int().min(0).default(0).describe('Skip this many entries first (paging: pass the previous offset + entries shown).'),
+  hidden: z.boolean().default(false).describe('Also search hidden files and folders (names starting with "."). .git and .toolgate are never searched.'),
+});
+
+const matchItem = z.object({
+  file: z.string(),
+  line: z.number().int(),
+  text: z.string(),
+  before: z.array(z.string()).optional(),
+  after: z.array(z.string()).optional(),
+});
+
+const output = z.object({
+  output_mode: z.enum(['content', 'files_with_matches', 'count']),
+  matches: z.array(matchItem).optional().describe('content mode: one entry per matching line (or merged lines for multiline), in path then line order.'),
+  files: z.array(z.string()).optional().describe('files_with_matches mode: matching files in path order.'),
+  counts: z.array(z.object({ file: z.string(), count: z.number().int() })).optional().describe('count mode: matching lines per file.'),
+  total_files: z.number().int().describe('Files with matches found (a lower bound unless totals_exact).'),
+  total_matches: z.number().int().optional().describe('Matching lines found (content and count modes; a lower bound unless totals_exact).'),
+  totals_exact: z.boolean(),
+  offset: z.number().int(),
+  head_limit: z.number().int(),
+  truncated: z.boolean().describe('More entries exist than are returned here.'),
+  capped: z.enum(['time', 'visits']).nullable().describe('The search stopped early at the time or visit cap.'),
+  fallback_used: z.boolean().describe('The built-in engine ran because ripgrep is not available.'),
+  engine: z.enum(['ripgrep', 'builtin']),
+  notes: z.array(z.string()).optional(),
+});
+
+type Args = z.output<typeof input>;
+type Data = z.output<typeof output>;
+
+function buildQuery(args: Args): Query {
+  let tg: string[] = [];
+  if (args.type !== undefined) {
+    const g = typeGlobs(args.type);
+    if (!g) throw new ToolError('InvalidArguments', `Unknown type "${args.type}"; use one of ${Object.keys(TYPE_GLOBS).join(', ')}, or a glob.`);
+    tg = g;
+  }
+  const globs = args.glob === undefined ? [] : Array.isArray(args.glob) ? args.glob : [args.glob];
+  return {
+    pattern: args.pattern, fixed_strings: args.fixed_strings, ignore_case: args.ignore_case, multiline: args.multiline,
+    context: args.output_mode === 'content' ? args.context : 0, mode: args.output_mode, hidden: args.hidden, globs, typeGlobs: tg,
+  };
+}
+
+/** Deny-list globs that mean the same relative to any search directory (rg gets them as exclusions). */
+function rootFreeGlobs(patterns: string[]): string[] {
+  return patterns.filter((p) => !p.startsWith('!') && (p.startsWith('**/') || !p.includes('/')));
+}
+
+function envNumber(name: string): number | undefined {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : undefined;
+}
+
+interface Ran {
+  result: EngineResult;
+  engine: 'ripgrep' | 'builtin';
+  fallbackReason: string | null;
+}
+
+async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, needed: number, deadline: number): Promise<Ran> {
+  const setting = process.env.TOOLGATE_RG?.trim();
+  const bin = await locateRg();
+  let fallbackReason: string | null = bin ? null
+    : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH';
+  const select = new Selection(q);
+  const deny = new DenyFilter(ws, rp.relToRoot, rp.abs);
+  const common = { q, select, deny, signal: ctx.signal, deadline, needed, collectCap: envNumber('TOOLGATE_GREP_COLLECT_CAP') };
+  const allowHardlinks = ws.rules.allowHardlinks;
+
+  if (rp.kind === 'file') {
+    const name = path.basename(rp.abs);
+    // Globs and type still narrow an explicitly named file; hidden does not (it was named).
+    if (!new Selection({ ...q, hidden: true }).fileSelectedHere(name, name)) {
+      return { result: { hits: [], capped: null, complete: true, sortedPrefix: true, notes: [] }, engine: bin ? 'ripgrep' : 'builtin', fallbackReason };
+    }
+    const pat = bin ? null : toJsPattern(q);
+    const opened = await openFileForRead(rp, ws);
+    try {
+      if (bin) {
+        const head = Buffer.alloc(Math.min(BINARY_WINDOW, opened.stat.size));
+        const { bytesRead } = await opened.fh.read(head, 0, head.length, 0);
+        if (decodeForSearch(head.subarray(0, bytesRead)) === null) {
+          return { result: { hits: [], capped: null, complete: true, sortedPrefix: true, notes: ['The file is binary (it has a NUL byte near the start); it was not searched.'] }, engine: 'ripgrep', fallbackReason };
+        }
+        try {
+          const target = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : rp.abs;
+          return { result: await rgSearch({ ...common, bin, denyGlobs: [], cwd: path.dirname(rp.abs), target, atWorkspaceRoot: true }), engine: 'ripgrep', fallbackReason };
+        } catch (e) {
+          if (!(e instanceof RgUnavailable)) throw e;
+          fallbackReason = e.message;
+        }
+      }
+      return { result: await builtinSearchFile(opened.fh, { q, pat: pat ?? toJsPattern(q) }), engine: 'builtin', fallbackReason };
+    } finally {
+      await opened.fh.close().catch(() => {});
+    }
+  }
+
+  const pat = bin ? null : toJsPattern(q);
+  const dir = await openDir(rp, ws);
+  try {
+    if (bin) {
+      try {
+        const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${dir.fh.fd}` : rp.abs;
+        const result = await rgSearch({ ...common, bin, denyGlobs: rootFreeGlobs(ws.rules.deny), cwd, target: '.', atWorkspaceRoot: rp.relToRoot === '' });
+        return { result, engine: 'ripgrep', fallbackReason };
+      } catch (e) {
+        if (!(e instanceof RgUnavailable)) throw e;
+        fallbackReason = e.message;
+      }
+    }
+    const visitCap = envNumber('TOOLGATE_GREP_VISIT_CAP') ?? DEFAULT_VISIT_CAP;
+    const root = { abs: rp.abs, path: dir.path, wsRoot: ws.roots[rp.rootIndex]!, relToRoot: rp.relToRoot };
+    const result = await builtinSearchDir(root, { ...common, pat: pat ?? toJsPattern(q), allowHardlinks, visitCap });
+    return { result, engine: 'builtin', fallbackReason };
+  } finally {
+    await dir.fh.close().catch(() => {});
+  }
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export const grepTool = defineTool({
+  name: 'grep',
+  version: '1.0.0',
+  title: 'Search file contents',
+  description: descriptionBeside(import.meta.url),
+  input,
+  output,
+  risk: 'low',
+  permissions: ['fs.read'],
+  side_effects: 'none (reads files; may start ripgrep)',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  aliases: { include: 'glob', case_insensitive: 'ignore_case', '-i': 'ignore_case', '-C': 'context', max_results: 'head_limit' },
+  async plan(args, ctx) {
+    const p = await ctx.workspace.resolve(args.path, 'search');
+    if (!p.exists) throw new ToolError('NotFound', `${args.path} does not exist. Check the path with list_dir or glob.`);
+    return { targets: [{ kind: 'path', access: 'search', path: p }], summary: `search ${p.display} for ${JSON.stringify(args.pattern)}` };
+  },
+  async execute(args, plan, ctx) {
+    const target = plan.targets[0];
+    if (!target || target.kind !== 'path') throw new ToolError('Internal', 'grep planned no path.');
+    const rp = target.path;
+    const ws = ctx.workspace;
+    const q = buildQuery(args);
+    const limit = args.head_limit ?? DEFAULT_HEAD_LIMIT;
+    const offset = args.offset;
+    const timeCap = envNumber('TOOLGATE_GREP_TIME_CAP_MS') ?? Math.min(30_000, Math.floor(ctx.limits.timeout_ms * 0.75));
+    const needed = offset + limit + 1;
+
+    const { result, engine, fallbackReason } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap);
+    const notes = [...result.notes];
+    let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
+    let exact = result.complete;
+    if (engine === 'ripgrep') {
+      const v = await verifyHits(hits, rp.abs, {
+        allowHardlinks: ws.rules.allowHardlinks, need: needed, budget: VERIFY_BUDGET, isFileRoot: rp.kind === 'file',
+        itemsOf: (h) => (q.mode === 'content' ? h.records.length : 1),
+      });
+      hits = v.hits;
+      exact = exact && v.exact;
+      if (v.hardlinked) notes.push(`${v.hardlinked} matching file(s) with several hard links were left out (paths.allow_hardlinks is off).`);
+      if (v.moved) notes.push(`${v.moved} matching file(s) changed place during the search and were left out.`);
+    }
+
+    const base = rp.display;
+    const name = (rel: string) => (rel === '' ? base : base === '.' ? rel : `${base}/${rel}`);
+    const page = pageOf(hits, q.mode, offset, limit, name);
+    let truncated = page.available > offset + page.shown || !result.complete;
+
+    const fileWord = plural(hits.length, 'file');
+    const atLeast = exact ? '' : 'at least ';
+    let header: string;
+    if (hits.length === 0) {
+      header = `No matches for ${JSON.stringify(q.pattern)} in ${base === '.' ? 'the workspace' : base}.`;
+    } else {
+      const what = q.mode === 'files_with_matches' ? fileWord : `${plural(page.matchTotal, 'match', 'matches')} in ${fileWord}`;
+      header = `Found ${atLeast}${what}`;
+      if (page.shown < page.available || offset > 0) header += page.shown ? ` (showing ${offset + 1}–${offset + page.shown})` : ` (none after offset ${offset})`;
+      header += '.';
+      if (truncated) header += ` Narrow with glob, type or path, or page on with offset ${offset + page.shown}.`;
+    }
+    if (result.capped === 'time') header += ` Stopped at the time cap (${Math.round(timeCap / 100) / 10} s): the answer is partial.`;
+    if (result.capped === 'visits') header += ` Stopped at the visit cap (${result.visited ?? ''} entries): the answer is partial.`;
+    if (engine === 'builtin' && fallbackReason) header += ` Built-in search used: ${fallbackReason}.`;
+    for (const n of notes) header += ` ${n}`;
+
+    const chunks = renderItems(page, q.context > 0);
+    const full = chunks.length ? `${header}\n${chunks.join('')}` : header;
+    const limited = limitText(full, ctx.limits, 'head');
+    let text = limited.text;
+    let storage_ref: string | undefined;
+    let sha256: string | undefined;
+    if (limited.truncated) {
+      const spilled = await ctx.spill(full);
+      storage_ref = spilled.storage_ref;
+      sha256 = spilled.sha256;
+      // The data carries what the text carries: the entries that fit in full.
+      let used = header.length + 1;
+      let fit = 0;
+      while (fit < chunks.length && used + chunks[fit]!.length <= text.length) used += chunks[fit++]!.length;
+      text = `${full.slice(0, used)}[… ${page.shown - fit} more entries cut at the output limit; all ${page.shown} are in ${storage_ref}]`;
+      keepFirst(page, fit);
+      truncated = true;
+    }
+
+    const fallback_used = engine === 'builtin';
+    const data: Data = {
+      output_mode: q.mode,
+      ...(page.matches ? { matches: page.matches } : {}),
+      ...(page.files ? { files: page.files } : {}),
+      ...(page.counts ? { counts: page.counts } : {}),
+      total_files: hits.length,
+      ...(q.mode !== 'files_with_matches' ? { total_matches: page.matchTotal } : {}),
+      totals_exact: exact,
+      offset,
+      head_limit: limit,
+      truncated,
+      capped: result.capped,
+      fallback_used,
+      engine,
+      ...(notes.length ? { notes } : {}),
+    };
+    const stats: Record<string, number> = { matched: q.mode === 'files_with_matches' ? hits.length : page.matchTotal, files: hits.length };
+    if (result.visited !== undefined) stats.visited = result.visited;
+    if (result.searched !== undefined) stats.searched = result.searched;
+    return {
+      data, text, stats, storage_ref, sha256,
+      status: truncated || result.capped || fallback_used ? 'partial' : 'ok',
+    };
+  },
+});

@@ -1,0 +1,134 @@
+import type { JsPattern } from './regex.js';
+import { BINARY_WINDOW, MAX_LINE_CHARS, type MatchRecord, type OutputMode } from './types.js';
+
+/** One line as results show it: no trailing CR, cut to MAX_LINE_CHARS (both engines). */
+export function cutLine(s: string): string {
+  const t = s.charCodeAt(s.length - 1) === 13 ? s.slice(0, -1) : s;
+  return t.length > MAX_LINE_CHARS ? `${t.slice(0, MAX_LINE_CHARS)}…` : t;
+}
+
+/** The text of a match record: its lines, each cut, without the final newline. */
+export function recordText(raw: string): string {
+  const body = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
+  if (!body.includes('\n')) return cutLine(body);
+  return body.split('\n').map(cutLine).join('\n');
+}
+
+/**
+ * Gives each record its context lines: up to `n` before and after, never crossing into the
+ * previous or next record, and nothing shown twice. `lineAt` returns undefined past the end.
+ */
+export function attachContext(recs: MatchRecord[], n: number, lineAt: (line: number) => string | undefined): void {
+  if (n <= 0) return;
+  for (let i = 0; i < recs.length; i++) {
+    const r = recs[i]!;
+    // A line between two records is shown once: as the earlier record's after-context.
+    const prevEnd = i > 0 ? recs[i - 1]!.end + recs[i - 1]!.after.length : 0;
+    const nextStart = i + 1 < recs.length ? recs[i + 1]!.line : Number.POSITIVE_INFINITY;
+    for (let l = Math.max(r.line - n, prevEnd + 1, 1); l < r.line; l++) {
+      const t = lineAt(l);
+      if (t !== undefined) r.before.push(t);
+    }
+    for (let l = r.end + 1; l <= r.end + n && l < nextStart; l++) {
+      const t = lineAt(l);
+      if (t === undefined) break;
+      r.after.push(t);
+    }
+  }
+}
+
+/**
+ * Bytes → text as ripgrep reads them: a UTF-8 BOM dropped, UTF-16 with a BOM transcoded,
+ * null for a binary file (a NUL in the first 64 KB). A NUL further in ends the search there,
+ * at a 64 KB boundary, roughly as ripgrep stops reading at the buffer that holds it.
+ */
+export function decodeForSearch(buf: Buffer): string | null {
+  let text: string;
+  if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
+    const body = Buffer.from(buf.subarray(2, 2 + ((buf.length - 2) & ~1)));
+    if (buf[0] === 0xfe) body.swap16();
+    text = body.toString('utf16le');
+    const z = text.indexOf('\0');
+    if (z >= 0 && z < BINARY_WINDOW / 2) return null;
+    return z >= 0 ? text.slice(0, z) : text;
+  }
+  let b = buf;
+  if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) b = b.subarray(3);
+  const z = b.indexOf(0);
+  if (z >= 0) {
+    if (z < BINARY_WINDOW) return null;
+    const cut = Math.floor(z / BINARY_WINDOW) * BINARY_WINDOW;
+    b = b.subarray(0, b.lastIndexOf(10, cut - 1) + 1);
+  }
+  return b.toString('utf8');
+}
+
+export interface TextHits {
+  records: MatchRecord[];
+  count: number;
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.length && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/**
+ * Searches one decoded file as ripgrep does: line by line (a match never crosses a newline)
+ * unless multiline, where matches sharing a line are merged into one record. `mode` files
+ * stops at the first match.
+ */
+export function searchText(text: string, pat: JsPattern, multiline: boolean, mode: OutputMode, context: number): TextHits | null {
+  const re = pat.re;
+  if (pat.literal !== null) {
+    if (text.indexOf(pat.literal) < 0) return null;
+  } else {
+    re.lastIndex = 0;
+    if (!re.test(text)) return null;
+  }
+  const lines = splitLines(text);
+  const records: MatchRecord[] = [];
+  const wantText = mode === 'content';
+  if (!multiline) {
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (pat.literal !== null ? !line.includes(pat.literal) : (re.lastIndex = 0, !re.test(line))) continue;
+      records.push({ line: i + 1, end: i + 1, text: wantText ? cutLine(line) : '', before: [], after: [] });
+      if (mode === 'files_with_matches') break;
+    }
+  } else {
+    // Line starts, to turn offsets into line numbers.
+    const starts = [0];
+    for (let p = text.indexOf('\n'); p >= 0 && p + 1 < text.length; p = text.indexOf('\n', p + 1)) starts.push(p + 1);
+    const lineOf = (off: number): number => {
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= off) lo = mid; else hi = mid - 1;
+      }
+      return lo + 1;
+    };
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const s = m.index;
+      const e = s + m[0].length;
+      if (m[0].length === 0) re.lastIndex = s + (text.codePointAt(s)! > 0xffff ? 2 : 1);
+      if (s >= text.length && (text.length === 0 || text.endsWith('\n'))) break;
+      const first = lineOf(s);
+      const last = e > s ? lineOf(e - 1) : first;
+      const prev = records[records.length - 1];
+      if (prev && first <= prev.end) prev.end = Math.max(prev.end, last);
+      else {
+        records.push({ line: first, end: last, text: '', before: [], after: [] });
+        if (mode === 'files_with_matches') break;
+      }
+      if (re.lastIndex > text.length) break;
+    }
+    if (wantText) for (const r of records) r.text = lines.slice(r.line - 1, r.end).map(cutLine).join('\n');
+  }
+  if (records.length === 0) return null;
+  if (wantText) attachContext(records, context, (l) => (l >= 1 && l <= lines.length ? cutLine(lines[l - 1]!) : undefined));
+  return { records: wantText ? records : [], count: records.length };
+}
