@@ -2,7 +2,7 @@ import { evaluate } from '../policy/evaluate.js';
 import type { CompiledPolicy, ToolFacts, Verdict } from '../policy/types.js';
 import { ToolError } from './errors.js';
 import { describeGrant, grantsAsYaml, grantToRule, proposeGrants } from './grants.js';
-import type { Grant, Session } from './session.js';
+import type { ElicitResponse, Grant, Session } from './session.js';
 import type { Plan } from './types.js';
 
 export interface Approval {
@@ -25,6 +25,8 @@ export interface ApprovalInput {
   progress(message: string): void;
   /** The tools/call request this approval belongs to (routes the question on HTTP). */
   requestId?: string | number;
+  /** How often to tell the client we are still waiting (progress notifications). */
+  tickMs?: number;
 }
 
 export const DECISION_SCHEMA = {
@@ -40,6 +42,8 @@ export const DECISION_SCHEMA = {
   },
   required: ['decision'],
 } as const;
+
+const TICK_MS = 5_000;
 
 /** True when every part the policy would ask about is covered by a grant of this session. */
 export function coveredByGrants(input: Pick<ApprovalInput, 'tool' | 'plan' | 'policy' | 'session'>): boolean {
@@ -65,6 +69,55 @@ function replayDetails(input: ApprovalInput, grants: Grant[], why: string) {
   };
 }
 
+/** The question as the user sees it: what, why, the exact arguments, and what a session grant covers. */
+export function approvalMessage(input: ApprovalInput, grants: Grant[]): string {
+  return [
+    `toolgate: allow ${input.tool.title} (${input.tool.name}, ${input.tool.risk} risk)?`,
+    input.plan.summary,
+    `Why asked: ${input.verdict.rule}`,
+    `Arguments (exactly what will run): ${JSON.stringify(input.args)}`,
+    `"Allow for this session" grants: ${grants.map(describeGrant).join('; ')}`,
+  ].join('\n');
+}
+
+/**
+ * Asks through the session's elicit, with its own deadline (approvals.timeout_ms) and a progress
+ * notification at once and then every few seconds, so a client that resets its request timeout
+ * on progress keeps the tools/call alive while the user thinks.
+ */
+async function ask(input: ApprovalInput, message: string): Promise<ElicitResponse> {
+  const ctrl = new AbortController();
+  const onAbort = () => ctrl.abort(input.signal.reason);
+  input.signal.addEventListener('abort', onAbort, { once: true });
+  let waited = 0;
+  const tickMs = input.tickMs ?? TICK_MS;
+  input.progress('waiting for the user to approve');
+  const tick = setInterval(() => {
+    waited += tickMs;
+    input.progress(`waiting for the user to approve (${Math.round(waited / 1000)} s)`);
+  }, tickMs);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      ctrl.abort(new Error('approval timed out'));
+      reject(new Error(`no answer within ${Math.round(input.timeoutMs / 1000)} s`));
+    }, input.timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      input.session.elicit!(
+        { message, requestedSchema: DECISION_SCHEMA as unknown as Record<string, unknown> },
+        { signal: ctrl.signal, timeoutMs: input.timeoutMs, relatedRequestId: input.requestId },
+      ),
+      deadline,
+    ]);
+  } finally {
+    clearInterval(tick);
+    clearTimeout(timer);
+    input.signal.removeEventListener('abort', onAbort);
+  }
+}
+
 /**
  * Turns an `ask` into a real question (MCP elicitation). Anything short of an explicit
  * allow — no elicitation, ci mode, decline, cancel, timeout, an accept without a
@@ -81,20 +134,9 @@ export async function seekApproval(input: ApprovalInput): Promise<Approval> {
   if (input.policy.mode === 'ci') throw required('the server runs in ci mode, where nobody can be asked');
   if (!input.session.elicit) throw required('this client cannot show approval requests (no elicitation support)');
 
-  const message = [
-    `toolgate: allow ${input.tool.title} (${input.tool.name}, ${input.tool.risk} risk)?`,
-    input.plan.summary,
-    `Why asked: ${input.verdict.rule}`,
-    `Arguments: ${JSON.stringify(input.args)}`,
-    `"Allow for this session" grants: ${grants.map(describeGrant).join('; ')}`,
-  ].join('\n');
-
-  let answer;
+  let answer: ElicitResponse;
   try {
-    answer = await input.session.elicit(
-      { message, requestedSchema: DECISION_SCHEMA as unknown as Record<string, unknown> },
-      { signal: input.signal, timeoutMs: input.timeoutMs, onTick: () => input.progress('waiting for the user to approve'), relatedRequestId: input.requestId },
-    );
+    answer = await ask(input, approvalMessage(input, grants));
   } catch (e) {
     if (input.signal.aborted) throw new ToolError('Cancelled', 'The call was cancelled while waiting for approval.');
     throw required(`the approval request failed or timed out (${(e as Error).message})`);

@@ -1,4 +1,6 @@
+import picomatch from 'picomatch';
 import { compileRule } from '../policy/compile.js';
+import { CASE_INSENSITIVE_FS } from '../workspace/path-rules.js';
 import type { CompiledRule } from '../policy/types.js';
 import type { PlanTarget } from './types.js';
 import type { Grant } from './session.js';
@@ -19,19 +21,34 @@ export function commandPrefix(words: { text: string; literal: boolean }[]): stri
   return lit.slice(0, isRunScript ? 3 : RUNNERS.has(prog) ? 2 : Math.min(2, lit.length));
 }
 
-/** The narrowest grant that covers the call's ask-parts: exact paths, command prefixes, domains. */
+/**
+ * The narrowest grant that covers the call's ask-parts: exact paths, command prefixes, domains.
+ * Paths inside a directory the same call also targets (a recursive delete) are covered by
+ * one `<dir>/**` grant instead of one grant per entry.
+ */
 export function proposeGrants(tool: string, targets: PlanTarget[]): Grant[] {
   const at = new Date().toISOString();
   if (targets.length === 0) return [{ tool, granted_at: at }];
+  const dirs = new Set(targets.flatMap((t) => (t.kind === 'path' && t.path.kind === 'dir' ? [t.path.relToRoot] : [])));
+  const under = (rel: string) => {
+    for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) if (dirs.has(rel.slice(0, i))) return true;
+    return dirs.has('') && rel !== '';
+  };
+  const hasChildren = (dir: string) => targets.some((t) => t.kind === 'path' && t.path.relToRoot !== dir && (dir === '' || t.path.relToRoot.startsWith(`${dir}/`)));
   const out: Grant[] = [];
   const seen = new Set<string>();
-  for (const t of targets) {
-    const g: Grant =
-      t.kind === 'path' ? { tool, path: t.path.relToRoot === '' ? '**' : escapeGlob(t.path.relToRoot), granted_at: at }
-      : t.kind === 'command' ? { tool, command: commandPrefix(t.words), granted_at: at }
-      : { tool, domain: t.host, granted_at: at };
+  const add = (g: Grant) => {
     const key = JSON.stringify({ ...g, granted_at: '' });
     if (!seen.has(key)) { seen.add(key); out.push(g); }
+  };
+  for (const t of targets) {
+    if (t.kind === 'path') {
+      const rel = t.path.relToRoot;
+      if (under(rel)) continue;
+      add({ tool, path: rel === '' ? '**' : escapeGlob(rel), granted_at: at });
+      if (t.path.kind === 'dir' && rel !== '' && hasChildren(rel)) add({ tool, path: `${escapeGlob(rel)}/**`, granted_at: at });
+    } else if (t.kind === 'command') add({ tool, command: commandPrefix(t.words), granted_at: at });
+    else add({ tool, domain: t.host, granted_at: at });
   }
   return out;
 }
@@ -40,8 +57,14 @@ function escapeGlob(p: string): string {
   return p.replace(/[*?[\]{}()!+@\\]/g, (c) => `\\${c}`);
 }
 
+/**
+ * A grant as a rule. Its path glob is anchored at the root: a grant for `a.txt` covers
+ * `a.txt`, not `sub/a.txt` (policy path globs without a slash match at any depth).
+ */
 export function grantToRule(g: Grant, index: number): CompiledRule {
-  return compileRule({ tool: g.tool, path: g.path, command: g.command?.join(' '), domain: g.domain, decision: 'allow' }, index, 'grant');
+  const rule = compileRule({ tool: g.tool, path: g.path, command: g.command?.join(' '), domain: g.domain, decision: 'allow' }, index, 'grant');
+  if (g.path !== undefined) rule.path = g.path === '**' ? () => true : picomatch(g.path, { dot: true, nocase: CASE_INSENSITIVE_FS });
+  return rule;
 }
 
 export function describeGrant(g: Grant): string {
