@@ -8,7 +8,7 @@ import { openDir, openFileForRead } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { builtinSearchDir, builtinSearchFile } from './fallback.js';
 import { toJsPattern } from './regex.js';
-import { keepFirst, pageOf, renderItems } from './render.js';
+import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
@@ -227,21 +227,21 @@ export const grepTool = defineTool({
     if (engine === 'builtin' && fallbackReason) header += ` Built-in search used: ${fallbackReason}.`;
     for (const n of notes) header += ` ${n}`;
 
-    const chunks = renderItems(page, q.context > 0);
+    // The text block shows data's entries (core/render.ts); keep as many as fit the output limits.
+    const chunks = itemChunks(page);
     const full = chunks.length ? `${header}\n${chunks.join('')}` : header;
     const limited = limitText(full, ctx.limits, 'head');
-    let text = limited.text;
+    let text = header;
     let storage_ref: string | undefined;
     let sha256: string | undefined;
     if (limited.truncated) {
       const spilled = await ctx.spill(full);
       storage_ref = spilled.storage_ref;
       sha256 = spilled.sha256;
-      // The data carries what the text carries: the entries that fit in full.
       let used = header.length + 1;
       let fit = 0;
-      while (fit < chunks.length && used + chunks[fit]!.length <= text.length) used += chunks[fit++]!.length;
-      text = `${full.slice(0, used)}[… ${page.shown - fit} more entries cut at the output limit; all ${page.shown} are in ${storage_ref}]`;
+      while (fit < chunks.length && used + chunks[fit]!.length <= limited.text.length) used += chunks[fit++]!.length;
+      text += ` Only ${fit} of the ${page.shown} entries fit the output limit; all are in ${storage_ref}.`;
       keepFirst(page, fit);
       truncated = true;
     }

@@ -1,3 +1,4 @@
+import { renderBody } from '../../core/render.js';
 import type { FileHit, OutputMode } from './types.js';
 
 export interface MatchItem {
@@ -58,25 +59,12 @@ export function pageOf(hits: FileHit[], mode: OutputMode, offset: number, limit:
   return { matches, available, matchTotal, shown: matches.length };
 }
 
-/** One chunk of text per item (ripgrep's look: `file:line:text`, context as `file-line-text`). */
-export function renderItems(page: Page, withContext: boolean): string[] {
-  if (page.files) return page.files.map((f) => `${f}\n`);
-  if (page.counts) return page.counts.map((c) => `${c.file}:${c.count}\n`);
-  const out: string[] = [];
-  let prev: { file: string; last: number } | null = null;
-  for (const m of page.matches ?? []) {
-    let s = '';
-    const first = m.line - (m.before?.length ?? 0);
-    if (withContext && prev && (prev.file !== m.file || prev.last + 1 < first)) s += '--\n';
-    m.before?.forEach((t, i) => { s += `${m.file}-${first + i}-${t}\n`; });
-    const lines = m.text.split('\n');
-    lines.forEach((t, i) => { s += `${m.file}:${m.line + i}:${t}\n`; });
-    const end = m.line + lines.length - 1;
-    m.after?.forEach((t, i) => { s += `${m.file}-${end + 1 + i}-${t}\n`; });
-    prev = { file: m.file, last: end + (m.after?.length ?? 0) };
-    out.push(s);
-  }
-  return out;
+/** Each entry as the text block will show it (rendered by core/render.ts), one chunk per entry. */
+export function itemChunks(page: Page): string[] {
+  const one = (key: 'matches' | 'files' | 'counts', v: unknown) => `${renderBody({ [key]: [v] })}\n`;
+  if (page.files) return page.files.map((f) => one('files', f));
+  if (page.counts) return page.counts.map((c) => one('counts', c));
+  return (page.matches ?? []).map((m) => one('matches', m));
 }
 
 /** Keeps the first `n` items of a page (after the text limit cut the rest). */
