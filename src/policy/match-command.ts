@@ -27,3 +27,20 @@ export function matchesAnyCommand(patterns: string[][], words: CommandWord[]): b
 export function exampleWords(example: string): CommandWord[] {
   return splitCommandPattern(example).map((text) => ({ text, literal: !/[$`*?[~]/.test(text) }));
 }
+
+/** One simple command of a rule's example, as the shell parser sees it. */
+export interface ExamplePart {
+  words: CommandWord[];
+  /** The parser refuses this part whatever the rules say (eval, parse error…). */
+  refused: boolean;
+}
+
+/**
+ * Whether a rule applies to an example command line, judged the way calls are: an allow rule
+ * covers it only when it allows every part; a deny or ask rule when it catches any part.
+ */
+export function ruleCoversExample(patterns: string[][], decision: 'allow' | 'ask' | 'deny', parts: ExamplePart[]): boolean {
+  if (parts.length === 0) return false;
+  const hit = (p: ExamplePart) => !p.refused && matchesAnyCommand(patterns, p.words);
+  return decision === 'allow' ? parts.every(hit) : parts.some(hit);
+}
