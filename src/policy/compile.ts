@@ -2,7 +2,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Permission } from '../core/types.js';
 import { compileGlobs, PathRules } from '../workspace/path-rules.js';
-import { exampleWords, matchesAnyCommand, splitCommandPattern } from './match-command.js';
+import { exampleWords, matchesAnyCommand, ruleCoversExample, splitCommandPattern, type ExamplePart } from './match-command.js';
 import { BUILTIN_PROFILES, isBuiltinProfile } from './profiles.js';
 import type { PolicyData, RuleData } from './schema.js';
 import type { CompiledPolicy, CompiledRule } from './types.js';
@@ -48,7 +48,7 @@ function ruleText(r: RuleData): string {
   return `{${q.join(', ')}}`;
 }
 
-export function compileRule(r: RuleData, index: number, source: CompiledRule['source'], line?: number): CompiledRule {
+export function compileRule(r: RuleData, index: number, source: CompiledRule['source'], line?: number, examples?: (text: string) => ExamplePart[]): CompiledRule {
   const where = `${source === 'policy' ? 'rules' : source}[${index}]`;
   // A target is a path, a command or a domain, never two: such a rule would silently match nothing.
   const qualifiers = (['path', 'command', 'domain'] as const).filter((k) => r[k] !== undefined);
@@ -59,10 +59,10 @@ export function compileRule(r: RuleData, index: number, source: CompiledRule['so
   if (commands?.some((c) => c.length === 0)) throw new PolicyError(`${where}: an empty command pattern matches nothing`, line, 'command');
   if ((r.match || r.not_match) && !commands) throw new PolicyError(`${where}: match/not_match examples need a command`, line, 'match');
   for (const ex of r.match ?? []) {
-    if (!matchesAnyCommand(commands!, exampleWords(ex))) throw new PolicyError(`${where}: example "${ex}" in match does not match the rule's command`, line, 'match');
+    if (!(examples ? ruleCoversExample(commands!, r.decision, examples(ex)) : matchesAnyCommand(commands!, exampleWords(ex)))) throw new PolicyError(`${where}: example "${ex}" in match does not match the rule's command`, line, 'match');
   }
   for (const ex of r.not_match ?? []) {
-    if (matchesAnyCommand(commands!, exampleWords(ex))) throw new PolicyError(`${where}: example "${ex}" in not_match matches the rule's command`, line, 'not_match');
+    if (examples ? ruleCoversExample(commands!, r.decision, examples(ex)) : matchesAnyCommand(commands!, exampleWords(ex))) throw new PolicyError(`${where}: example "${ex}" in not_match matches the rule's command`, line, 'not_match');
   }
   const paths = list(r.path);
   return {
@@ -87,6 +87,8 @@ export interface CompileOptions {
   /** Absolute paths protected whatever the rules say: the state dir and the policy file. */
   protectedAbs?: string[];
   lines?: (keyPath: (string | number)[]) => number | undefined;
+  /** Parses a rule's match/not_match example with the shell parser (SPEC §7: checked at load). */
+  commandExamples?: (text: string) => ExamplePart[];
 }
 
 export function compilePolicy(data: PolicyData, opts: CompileOptions): CompiledPolicy {
@@ -103,9 +105,9 @@ export function compilePolicy(data: PolicyData, opts: CompileOptions): CompiledP
     }
     const base = BUILTIN_PROFILES[p.base];
     permissions = p.permissions ? base.filter((x) => p.permissions!.includes(x)) : base;
-    p.rules.forEach((r, i) => rules.push(compileRule(r, i, 'profile', opts.lines?.(['profiles', profileName, 'rules', i]))));
+    p.rules.forEach((r, i) => rules.push(compileRule(r, i, 'profile', opts.lines?.(['profiles', profileName, 'rules', i]), opts.commandExamples)));
   }
-  data.rules.forEach((r, i) => rules.push(compileRule(r, i, 'policy', opts.lines?.(['rules', i]))));
+  data.rules.forEach((r, i) => rules.push(compileRule(r, i, 'policy', opts.lines?.(['rules', i]), opts.commandExamples)));
   const protectedAbs = (opts.protectedAbs ?? []).map((p) => path.resolve(p));
   return {
     data,

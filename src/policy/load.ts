@@ -3,6 +3,8 @@ import { LineCounter, parseDocument, isNode } from 'yaml';
 import { z } from 'zod';
 import { compilePolicy, PolicyError, type CompileOptions } from './compile.js';
 import { policySchema, type PolicyData } from './schema.js';
+import { loadShellParser } from '../shell/parser.js';
+import { examplePartsWith } from '../shell/examples.js';
 import type { CompiledPolicy } from './types.js';
 
 export { PolicyError };
@@ -51,7 +53,7 @@ export async function loadPolicyFile(file: string, opts: Omit<CompileOptions, 'o
   }
   const { data, lines } = parsePolicyText(text, file);
   try {
-    return compilePolicy(data, { ...opts, origin: file, lines });
+    return compilePolicy(data, { ...opts, origin: file, lines, commandExamples: examplePartsWith(await loadShellParser()) });
   } catch (e) {
     if (e instanceof PolicyError) throw new PolicyError(`${file}:${e.line ?? '?'}: ${e.message}`, e.line, e.key);
     throw e;
