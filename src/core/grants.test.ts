@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { grantToRule, grantsAsYaml, proposeGrants } from './grants.js';
+import type { PlanTarget, ResolvedPath } from './types.js';
+
+const p = (rel: string, kind: ResolvedPath['kind'] = 'file', access: 'write' | 'delete' = 'write'): PlanTarget =>
+  ({ kind: 'path', access, path: { input: rel, abs: `/ws/${rel}`, display: rel, rootIndex: 0, relToRoot: rel, exists: true, kind } });
+
+test('a path grant covers exactly that path: not a namesake deeper down, not a sibling', () => {
+  const [g] = proposeGrants('write_file', [p('a.txt')]);
+  const rule = grantToRule(g!, 0);
+  assert.equal(rule.path!('a.txt'), true);
+  assert.equal(rule.path!('sub/a.txt'), false);
+  assert.equal(rule.path!('b.txt'), false);
+  assert.equal(rule.path!('a.txt/x'), false);
+});
+
+test('glob characters in a file name are escaped in its grant', () => {
+  const [g] = proposeGrants('write_file', [p('src/[id]/*.ts')]);
+  const rule = grantToRule(g!, 0);
+  assert.equal(rule.path!('src/[id]/*.ts'), true);
+  assert.equal(rule.path!('src/i/x.ts'), false);
+});
+
+test('a recursive delete gets the dir and dir/** grants, not one per entry', () => {
+  const grants = proposeGrants('delete_file', [p('d', 'dir', 'delete'), p('d/e', 'dir', 'delete'), p('d/e/f.txt', 'file', 'delete'), p('d/g.txt', 'file', 'delete')]);
+  assert.deepEqual(grants.map((g) => g.path), ['d', 'd/**']);
+  const rules = grants.map(grantToRule);
+  assert.ok(rules.some((r) => r.path!('d/e/f.txt')));
+  assert.ok(!rules.some((r) => r.path!('dd/x')));
+});
+
+test('a plain directory target (no entries under it in the call) gets no /** grant', () => {
+  assert.deepEqual(proposeGrants('list_dir', [p('src', 'dir')]).map((g) => g.path), ['src']);
+});
+
+test('the replay rule is YAML naming the tool and path', () => {
+  assert.equal(grantsAsYaml(proposeGrants('edit_file', [p('src/a.ts')])), '- tool: edit_file\n  path: "src/a.ts"\n  decision: allow');
+});
