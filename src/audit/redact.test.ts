@@ -24,7 +24,7 @@ describe('redaction by key name', () => {
     assert.deepEqual(redact({ secret: { a: 1 } }), { secret: REDACTED });
   });
   test('ordinary keys are kept', () => {
-    const args = { path: 'src/a.ts', content: 'hello', offset: 3, keyboard: 'us', monkey: 'x', replace_all: true };
+    const args = { path: 'src/a.ts', content: 'hello', offset: 3, keyboard: 'us', monkey: 'x', replace_all: true, max_tokens: 100 };
     assert.deepEqual(redact(args), args);
   });
   test('redact copies: the input is not changed', () => {

@@ -1,4 +1,5 @@
-const SECRET_KEY = /token|secret|passw(or)?d|passphrase|api[-_]?key|^key$|[-_]key$|private[-_]?key|authorization|cookie|credential/i;
+// "token" but not "tokens" (max_tokens is a count, not a credential).
+const SECRET_KEY = /token(?!s)|secret|passw(or)?d|passphrase|api[-_]?key|^key$|[-_]key$|private[-_]?key|authorization|cookie|credential/i;
 
 /** Values shaped like known credentials, wherever they appear in a string. */
 const SECRET_SHAPES: RegExp[] = [

@@ -7,6 +7,8 @@ import { loadPolicyFile, PolicyError } from '../policy/load.js';
 import { SessionRoots } from '../server/session-roots.js';
 import { parseJsonArgs } from './json-args.js';
 import { setup, UsageError, type CommonFlags } from './setup.js';
+import { lintPolicy } from '../policy/lint.js';
+import { allTools } from '../tools/index.js';
 
 export async function policyCheck(toolName: string | undefined, flags: CommonFlags & { args?: string }): Promise<number> {
   if (!toolName) throw new UsageError('usage: toolgate policy check TOOL --args JSON');
@@ -34,6 +36,7 @@ export async function policyValidate(file: string | undefined): Promise<number> 
   try {
     const p = await loadPolicyFile(file);
     process.stdout.write(`${file}: valid (profile ${p.profile}, mode ${p.mode}, ${p.rules.length} rules)\n`);
+    for (const w of lintPolicy(p, allTools().map((t) => t.name))) process.stderr.write(`warning: ${w}\n`);
     return 0;
   } catch (e) {
     if (e instanceof PolicyError) {

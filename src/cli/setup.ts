@@ -7,6 +7,7 @@ import { createLogger } from '../logger.js';
 import { allTools } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
 import { CLI_PATH } from '../paths.js';
+import { lintPolicy } from '../policy/lint.js';
 
 export interface CommonFlags {
   workspace?: string[];
@@ -47,5 +48,6 @@ export async function setup(flags: CommonFlags): Promise<Setup> {
     tools: allTools(), policy, log, stateDir,
     replay: { command: ['node', CLI_PATH], flags: flagsForReplay },
   });
+  for (const w of lintPolicy(policy, [...rt.tools.keys()])) log.warn(w);
   return { rt, ceiling, log };
 }

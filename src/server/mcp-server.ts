@@ -64,15 +64,30 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: rt.listed().map(listEntry) }));
 
+  // Calls under way, so that closing the session cancels them and waits for their audit records.
+  const inflight = new Set<{ ctrl: AbortController; done: Promise<unknown> }>();
+
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const outcome = await runCall(rt, roots, req.params.name, req.params.arguments ?? {}, {
-      signal: extra.signal,
+    const ctrl = new AbortController();
+    const onAbort = () => ctrl.abort(extra.signal.reason);
+    if (extra.signal.aborted) ctrl.abort(extra.signal.reason);
+    else extra.signal.addEventListener('abort', onAbort, { once: true });
+    const call = runCall(rt, roots, req.params.name, req.params.arguments ?? {}, {
+      signal: ctrl.signal,
       progress: progressFor(extra),
       notify: async (level, data) => { await server.sendLoggingMessage({ level, logger: 'toolgate', data }, extra.sessionId).catch(() => {}); },
       meta: req.params._meta as Record<string, unknown> | undefined,
       requestId: extra.requestId,
     });
-    return toCallToolResult(outcome.envelope, outcome.content);
+    const entry = { ctrl, done: call.catch(() => {}) };
+    inflight.add(entry);
+    try {
+      const outcome = await call;
+      return toCallToolResult(outcome.envelope, outcome.content);
+    } finally {
+      inflight.delete(entry);
+      extra.signal.removeEventListener('abort', onAbort);
+    }
   });
 
   server.oninitialized = () => {
@@ -104,6 +119,10 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
   return {
     server, roots, session,
     async close() {
+      // Cancel what is still running and let each call finish its audit record (bounded wait).
+      for (const c of inflight) c.ctrl.abort(new Error('session closed'));
+      const drained = Promise.allSettled([...inflight].map((c) => c.done));
+      await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
       await session.dispose();
       await server.close().catch(() => {});
     },
