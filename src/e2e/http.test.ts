@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawnHttpServer, type SpawnedHttp } from '../server/http-spawn.js';
 import { tempDir } from '../testing/helpers.js';
 
@@ -184,6 +185,30 @@ describe('HTTP guards', () => {
     assert.equal(records.find((r) => r.args.content === 'from b')?.session_id, idb);
     await a.client.close();
     await b.client.close();
+  });
+});
+
+describe('approvals over HTTP', () => {
+  test('an ask becomes an elicitation to the session that made the call (Streamable HTTP)', async () => {
+    const transport = transportFor('streamable', srv);
+    const client = new Client({ name: 'elicit', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(String(req.params.message));
+      return { action: 'accept', content: { decision: 'allow_once' } };
+    });
+    await client.connect(transport);
+    const r = await client.callTool({ name: 'write_file', arguments: { path: 'asked.txt', content: 'approved\n' } });
+    assert.equal((r.structuredContent as Env).ok, true, JSON.stringify((r.structuredContent as Env).error));
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!, /write_file/);
+    assert.equal(readFileSync(path.join(ws.dir, 'asked.txt'), 'utf8'), 'approved\n');
+    // A client without elicitation gets ApprovalRequired, never a silent allow.
+    const { client: plain } = await connect('sse', srv);
+    const denied = await plain.callTool({ name: 'write_file', arguments: { path: 'asked2.txt', content: 'x' } });
+    assert.equal((denied.structuredContent as Env).error?.code, 'ApprovalRequired');
+    await plain.close();
+    await client.close();
   });
 });
 
