@@ -16,9 +16,12 @@ export function commandPrefix(words: { text: string; literal: boolean }[]): stri
     lit.push(w.text);
   }
   if (lit.length === 0) return words.slice(0, 1).map((w) => w.text);
-  const prog = lit[0]!.split('/').pop()!;
-  const isRunScript = RUNNERS.has(prog) && (lit[1] === 'run' || lit[1] === 'exec' || lit[1] === 'x');
-  return lit.slice(0, isRunScript ? 3 : RUNNERS.has(prog) ? 2 : Math.min(2, lit.length));
+  // Leading assignments (FOO=1 npm …) stay in the grant: they change what the command does.
+  let a = 0;
+  while (a < lit.length - 1 && /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(lit[a]!)) a++;
+  const prog = lit[a]!.split('/').pop()!;
+  const isRunScript = RUNNERS.has(prog) && (lit[a + 1] === 'run' || lit[a + 1] === 'exec' || lit[a + 1] === 'x');
+  return lit.slice(0, a + (isRunScript ? 3 : RUNNERS.has(prog) ? 2 : Math.min(2, lit.length - a)));
 }
 
 /**
