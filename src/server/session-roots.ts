@@ -56,7 +56,10 @@ export class SessionRoots implements SessionWorkspace {
     const stateDir = this.rt.stateDir(roots[0]);
     const auditFile = this.rt.auditFile(roots[0]);
     const rules = this.rt.policy.pathRules.withProtected([stateDir, auditFile, `${auditFile}.head`]);
-    this.cached = new Workspace(roots, rules);
+    const why = roots.length === 0 && this.ceiling && this.clientRoots
+      ? `The client's roots (${this.clientRoots.join(', ') || 'none'}) do not overlap the workspace toolgate was started with (${this.ceiling.join(', ')}); open a folder inside it in the client.`
+      : undefined;
+    this.cached = new Workspace(roots, rules, why);
     return this.cached;
   }
 }

@@ -27,7 +27,8 @@ export const NO_WORKSPACE_MESSAGE =
  * admits a path into it. Roots are real paths (symlinks resolved at start).
  */
 export class Workspace {
-  constructor(readonly roots: string[], readonly rules: PathRules) {}
+  /** `emptyReason` explains an empty workspace better than the generic message (e.g. disjoint client roots). */
+  constructor(readonly roots: string[], readonly rules: PathRules, private readonly emptyReason?: string) {}
 
   /** Resolves every directory to its real path; refuses what is not a directory. */
   static async realRoots(dirs: string[]): Promise<string[]> {
@@ -82,7 +83,7 @@ export class Workspace {
 
   get primary(): string {
     const r = this.roots[0];
-    if (!r) throw new ToolError('PathDenied', NO_WORKSPACE_MESSAGE);
+    if (!r) throw new ToolError('PathDenied', this.emptyReason ?? NO_WORKSPACE_MESSAGE);
     return r;
   }
 
