@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { connectStdio, tempDir } from '../testing/helpers.js';
 import { ALLOWED, CI_POLICY, CREATE_PAYLOADS, REMOVE_PAYLOADS } from './bypass-corpus.js';
@@ -42,3 +42,32 @@ test('over stdio with the real SDK client: the bypass corpus is refused, allowed
     pdir.cleanup();
   }
 });
+
+test('over stdio: closing the client (server stdin) kills the background processes', async () => {
+  const { dir, cleanup } = tempDir('tg-stdio-');
+  const pdir = tempDir('tg-stdio-policy-');
+  writeFileSync(`${pdir.dir}/p.yaml`, 'sandbox: { backend: none }\nrules:\n  - tool: "*"\n    decision: allow\n');
+  const marker = `tgmarkstdio${process.pid}`;
+  const { client, close } = await connectStdio(['--workspace', dir, '--policy', `${pdir.dir}/p.yaml`]);
+  try {
+    const r = (await client.callTool({ name: 'run_command', arguments: { command: `sleep 320; : ${marker}`, background: true } })).structuredContent as Env;
+    assert.equal(r.ok, true, JSON.stringify(r.error));
+    assert.ok(alive(marker).length > 0);
+  } finally {
+    await close();
+  }
+  for (let i = 0; i < 100 && alive(marker).length; i++) await new Promise((res) => setTimeout(res, 50));
+  assert.deepEqual(alive(marker), []);
+  cleanup(); pdir.cleanup();
+});
+
+function alive(marker: string): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(marker) && !/\) Z /.test(readFileSync(`/proc/${e}/stat`, 'utf8'))) out.push(Number(e));
+    } catch { /* gone */ }
+  }
+  return out;
+}

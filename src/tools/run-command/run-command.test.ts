@@ -75,3 +75,26 @@ test('reading a denied file is refused; eval is refused', async () => {
   assert.equal((await h.call('run_command', { command: 'eval "echo hi"' })).error?.code, 'ToolNotAllowed');
   h.close(); cleanup();
 });
+
+test('~/.bashrc is not sourced even when stdin is a socket (bash would think rshd started it)', async () => {
+  const { dir, cleanup } = tempDir();
+  const { dir: home, cleanup: cleanHome } = tempDir('tg-home-');
+  writeFileSync(`${home}/.bashrc`, `touch ${dir}/sourced-bashrc\n`);
+  writeFileSync(`${home}/.bash_profile`, `touch ${dir}/sourced-profile\n`);
+  const old = process.env.HOME;
+  process.env.HOME = home;
+  try {
+    const h = new Harness([dir], { policy: policyFromYaml('sandbox: { backend: none }\nrules:\n  - tool: "*"\n    decision: allow\n') });
+    assert.equal((await h.call('run_command', { command: 'cat', stdin: 'x' })).ok, true);
+    const bg = await h.call('run_command', { command: 'read x; echo $x', background: true });
+    await h.call('process_write', { id: (bg.data as { id: string }).id, input: 'y\n' });
+    await h.call('process_output', { id: (bg.data as { id: string }).id, wait_ms: 3000 });
+    await h.session.dispose();
+    assert.equal(existsSync(`${dir}/sourced-bashrc`), false);
+    assert.equal(existsSync(`${dir}/sourced-profile`), false);
+    h.close();
+  } finally {
+    process.env.HOME = old;
+    cleanup(); cleanHome();
+  }
+});

@@ -77,7 +77,7 @@ export const runCommandTool = defineTool({
       throw new ToolError('ExitNonZero', `The command failed (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exit_code}`}). Output tail:\n${tailOf(data.output)}`, { data, details: { exit_code: exit.exit_code, signal: exit.signal } });
     }
     return {
-      data, text: `Command succeeded: ${summary}.`, status: data.truncated ? 'partial' : 'ok',
+      data, text: `Command succeeded: ${summary}${rec.sandbox === 'none' ? ' (no OS sandbox)' : ''}.`, status: data.truncated ? 'partial' : 'ok',
       stats: { exit_code: exit.exit_code ?? -1, output_bytes: data.total_bytes },
       commands_run: [args.command],
       ...(data.storage_ref ? { storage_ref: data.storage_ref, sha256: data.sha256 } : {}),
