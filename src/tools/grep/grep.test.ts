@@ -280,8 +280,66 @@ test('grep: path order is component-wise (a/ before a.txt), as ripgrep sorts', (
 
 test('grep: ripgrep arguments never let a model glob override .gitignore, and the pattern cannot become a flag', () => {
   const q = { pattern: '--pre=sh', fixed_strings: false, ignore_case: false, multiline: false, context: 0, mode: 'files_with_matches' as const, hidden: false, globs: ['src/**/*.ts', '!**/gen/**'], typeGlobs: [] };
-  const a = rgArgs({ q, denyGlobs: ['**/.env'], target: '.', atWorkspaceRoot: true }, false);
+  const a = rgArgs({ q: { ...q, hidden: true }, denyGlobs: ['**/.env'], target: '.', atWorkspaceRoot: true }, false);
   assert.ok(a.includes('--regexp=--pre=sh') && a.at(-2) === '--');
   assert.ok(!a.some((x) => x === '--glob=src/**/*.ts'), 'positive globs go through a type, not -g');
   assert.ok(a.includes('--type-add=tgsel:*.ts') && a.includes('--glob=!**/gen/**') && a.includes('--glob=!**/.env'));
+});
+
+test('grep: cancellation stops both engines (rg is killed), and the built-in walk honours its time cap', async () => {
+  const s = buildTree();
+  try {
+    const { Workspace } = await import('../../workspace/workspace.js');
+    const { PathRules } = await import('../../workspace/path-rules.js');
+    const { Selection, DenyFilter } = await import('./select.js');
+    const { rgSearch } = await import('./rg.js');
+    const { builtinSearchDir } = await import('./fallback.js');
+    const ws = new Workspace([s.ws], PathRules.withDefaults());
+    const q = { pattern: 'needle', fixed_strings: false, ignore_case: false, multiline: false, context: 0, mode: 'content' as const, hidden: false, globs: [], typeGlobs: [] };
+    const common = { q, select: new Selection(q), deny: new DenyFilter(ws, '', s.ws), deadline: Date.now() + 60_000, needed: 101 };
+    const code = (e: unknown) => (e as { code?: string }).code;
+
+    const bin = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+    if (bin) {
+      const ctrl = new AbortController();
+      const p = rgSearch({ ...common, bin, denyGlobs: [], cwd: s.ws, target: '.', atWorkspaceRoot: true, signal: ctrl.signal });
+      ctrl.abort();
+      await assert.rejects(p, (e) => code(e) === 'Cancelled');
+    }
+    const root = { abs: s.ws, path: s.ws, wsRoot: s.ws, relToRoot: '' };
+    const pat = toJsPattern(q);
+    const ctrl = new AbortController();
+    const p = builtinSearchDir(root, { ...common, pat, allowHardlinks: false, visitCap: 1e6, signal: ctrl.signal });
+    ctrl.abort();
+    await assert.rejects(p, (e) => code(e) === 'Cancelled');
+
+    const capped = await builtinSearchDir(root, { ...common, deadline: 0, pat, allowHardlinks: false, visitCap: 1e6, signal: new AbortController().signal });
+    assert.equal(capped.capped, 'time');
+    assert.equal(capped.complete, false);
+  } finally {
+    s.done();
+  }
+});
+
+test('grep: deny rules that ripgrep cannot pre-filter (anchored at the root) are still enforced on its results', async () => {
+  const s = buildTree();
+  write(s.ws, 'private/notes.txt', `needle ${SECRET}\n`);
+  write(s.ws, 'private/ok.txt', 'needle fine\n');
+  write(s.ws, 'conf/db.ini', `needle ${SECRET}\n`);
+  const h = new Harness([s.ws], { policy: policyFromYaml('version: 1\npaths:\n  deny: ["private/notes.txt", "conf/*.ini"]\n') });
+  try {
+    for (const engine of ['rg', 'builtin'] as const) {
+      if (engine === 'rg' && !(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) continue;
+      for (const p of ['.', 'private', 'conf']) {
+        const r = await grep(h, engine, { pattern: SECRET, path: p, output_mode: 'content' });
+        assert.equal(r.ok, true, `${engine} ${p}`);
+        assert.equal(r.data.total_files, 0, `${engine} ${p}: ${JSON.stringify(r.data.matches)}`);
+      }
+      const ok = await grep(h, engine, { pattern: 'needle fine', path: 'private' });
+      assert.deepEqual(ok.data.files, ['private/ok.txt']);
+    }
+  } finally {
+    h.close();
+    s.done();
+  }
 });

@@ -87,8 +87,9 @@ export function rgArgs(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'target' | 'atWork
   if (q.hidden) a.push('--hidden');
   // An explicitly named file was already checked against globs and type by the caller.
   if (o.target === '.') {
-    a.push('--glob=!.git', '--glob=!.toolgate');
-    for (const d of o.denyGlobs) a.push(`--glob=!${d}`);
+    // Without --hidden rg never reaches dot-names, so globs about them would only cost time.
+    if (q.hidden) a.push('--glob=!.git', '--glob=!.toolgate');
+    for (const d of o.denyGlobs) if (q.hidden || !/(^|\/)\./.test(d)) a.push(`--glob=!${d}`);
     // Positive -g globs would override .gitignore and hidden in rg; selection goes through a type instead.
     for (const g of q.globs) if (g.startsWith('!')) a.push(`--glob=${g}`);
     const positives = q.globs.filter((g) => !g.startsWith('!'));
