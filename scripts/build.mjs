@@ -30,6 +30,10 @@ const result = await build({
   format: 'esm',
   target: 'node20.17',
   sourcemap: 'linked',
+  // Less to parse at start-up; identifiers are kept, so stack traces stay readable.
+  // (Code splitting was measured too: slower to start here, 0.21 s vs 0.12 s CPU.)
+  minifyWhitespace: true,
+  minifySyntax: true,
   // web-tree-sitter locates its .wasm beside its own module file: keep it in node_modules.
   external: ['web-tree-sitter', 'tree-sitter-bash'],
   banner: { js: "import { createRequire as __tgCreateRequire } from 'node:module'; const require = __tgCreateRequire(import.meta.url);" },
