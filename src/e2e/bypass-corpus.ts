@@ -146,6 +146,22 @@ const create = [
   'busybox touch canary',
   'sudo touch canary',
   'watch -n1 touch canary',
+  "[[ -v 'a[$(touch canary)]' ]]",
+  "test -v 'a[$(touch canary)]'",
+  "printf -v 'a[$(touch canary)]' x",
+  "for x in 'a[$(touch canary)]'; do echo $((x)); done",
+  'cat < /dev/tcp/127.0.0.1/9; touch canary',
+  'echo ok > /dev/tcp/127.0.0.1/9',
+  'echo ok >/tmp/../$PWD/canary',
+  'cd .git && cd .. && echo ok > canary',
+  'ls\n\ntouch canary',
+  'echo ok; exec 3>canary',
+  'echo ok >"canary"',
+  "echo ok >'can'ary",
+  'IFS=_; X=touch_canary; $X',
+  'echo ok | ${SHELL}',
+  'echo ok | /bin/sh',
+  'cat README.md | xargs -0 sh -c \'touch canary\'',
 ];
 
 const remove = [

@@ -188,8 +188,10 @@ test('bwrap: masked ~/.ssh, no network, protected paths read-only even via bash 
     const ssh = await h.call('run_command', { command: 'cat "$HOME/.ssh/id_rsa"; ls -a "$HOME/.ssh"' });
     assert.doesNotMatch(JSON.stringify(ssh), /PRIVATE-KEY-MATERIAL|id_rsa\\n/);
     assert.equal((ssh.data as { sandbox: string }).sandbox, 'bwrap');
-    const net = await h.call('run_command', { command: `cat < /dev/tcp/127.0.0.1/${port}` });
+    // A path built at run time: only the sandbox can stop it.
+    const net = await h.call('run_command', { command: `p=/dev/tcp/127.0.0.1/${port}; cat < $p` });
     assert.equal(net.ok, false);
+    assert.equal(net.error?.code, 'ExitNonZero', JSON.stringify(net.error));
     assert.doesNotMatch(JSON.stringify(net.data), /pong/);
     const hook = await h.call('run_command', { command: 'd=.git/hooks; bash -c "echo evil > $d/pre-commit"' });
     assert.equal(hook.ok, false);
@@ -224,4 +226,12 @@ test('bwrap: a rule with network: true lets that command reach the network', { s
     server.close();
     cleanup();
   }
+});
+
+test('without a network rule, bash /dev/tcp redirections are refused at plan time', async () => {
+  const { dir, cleanup } = tempDir();
+  const h = new Harness([dir], { policy: allow('none') });
+  const env = await h.call('run_command', { command: 'cat < /dev/tcp/127.0.0.1/9' });
+  assert.equal(env.error?.code, 'ToolNotAllowed');
+  h.close(); cleanup();
 });

@@ -42,6 +42,9 @@ const TABLE: Array<[string, string, string[]]> = [
   ['arithmetic with a substitution', 'echo $((1+$(id)))', ['echo ~$((1+$(id)))', 'id']],
   ['git -c cannot be allowed by prefix', 'git -c core.pager=x log', ['~git -c core.pager=x log']],
   ['awk system() cannot be allowed by prefix', "awk 'BEGIN{system(\"x\")}'", ['~awk BEGIN{system("x")}']],
+  ['quoted code in a [[ -v ]] subscript cannot be allowed by prefix', "[[ -v 'a[$(id)]' ]]", ["~[[ -v 'a[$(id)]' ]] (quoted code in a test or arithmetic)"]],
+  ['printf -v with a code subscript cannot be allowed by prefix', "printf -v 'a[$(id)]' x", ['~printf -v a[$(id)] x']],
+  ['echo of quoted code is just echo', "echo '$(id)'", ['echo $(id)']],
   ['nesting is bounded', `${'bash -c "'.repeat(1)}a"`, ['a']],
 ];
 

@@ -20,6 +20,8 @@ export interface Analysis {
   dirs: CommandWord[];
 }
 
+const NAME_EVAL = new Set(['test', '[', 'printf', 'read', 'let', 'declare', 'typeset', 'local', 'export', 'readonly', 'unset', 'mapfile', 'readarray', 'wait', 'getopts', 'shopt']);
+
 /** Nested `bash -c '…'` deeper than this is refused rather than followed. */
 const MAX_DEPTH = 8;
 
@@ -115,6 +117,12 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     push(own);
     out.files.push(...fileEffects(prog, words));
     void findStarts;
+    return;
+  }
+  // These builtins evaluate a name's array subscript, where `$(…)` runs even from quoted text.
+  if (NAME_EVAL.has(prog) && words.slice(1).some((w) => /\$\(|`/.test(w.text))) {
+    push([unknown(wordsText(words))]);
+    out.parts[out.parts.length - 1]!.text = `${wordsText([...assigns, ...words])}  (${prog} may evaluate quoted code in a subscript)`;
     return;
   }
   const code = runsCodeFromText(prog, words);

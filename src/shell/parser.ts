@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import type { Node } from 'web-tree-sitter';
 
 export type { Node as SyntaxNode };
 
@@ -13,6 +13,8 @@ let loading: Promise<ShellParser> | undefined;
 
 async function load(): Promise<ShellParser> {
   const require = createRequire(import.meta.url);
+  // Imported here, not at the top: the emscripten glue is large and most sessions never run a command.
+  const { Language, Parser } = await import('web-tree-sitter');
   await Parser.init();
   const lang = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
   const parser = new Parser();

@@ -13,6 +13,8 @@ export interface TargetOptions {
   home: string;
   /** True when the command runs in bubblewrap, whose /tmp is private and thrown away. */
   privateTmp: boolean;
+  /** Whether the policy lets this command reach the network (bash's /dev/tcp, /dev/udp). */
+  network: boolean;
 }
 
 /** Files a command may always write: they are not files. */
@@ -68,6 +70,7 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
 
 async function fileTarget(f: FileRef, abs: string, writes: boolean, o: TargetOptions): Promise<PlanTarget | null> {
   const label = `${f.via} ${f.access} ${f.word.text}`;
+  if (/^\/dev\/(tcp|udp)\//.test(abs) && !o.network) return denyPart(label, 'bash network redirection, and the network is off for this command (sandbox.network / a rule with network: true)');
   try {
     const rp = await o.workspace.resolve(abs, f.access === 'delete' ? 'delete' : writes ? 'write' : f.access === 'list' ? 'list' : 'read');
     return writes ? { kind: 'path', access: f.access === 'delete' ? 'delete' : 'write', path: rp } : null;

@@ -103,6 +103,13 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
       case 'unset_command':
         out.push({ assigns: [], words: node.children.filter((c): c is SyntaxNode => !!c).map((c) => c.isNamed ? wordOf(c) : { text: c.type, literal: true }), redirects: [], text: node.text });
         break;
+      case 'test_command':
+      case 'arithmetic_expansion':
+        // `[[ -v 'a[$(cmd)]' ]]`: bash evaluates subscripts of names, running code held in quoted text.
+        if (node.descendantsOfType(['raw_string', 'string_content', 'ansi_c_string']).some((d) => d && /\$\(|`/.test(d.text))) {
+          out.push({ assigns: [], words: [{ text: `${node.text.slice(0, 200)} (quoted code in a test or arithmetic)`, literal: false }], redirects: [], text: node.text });
+        }
+        break;
       case 'for_statement': {
         // A loop variable holding `$(…)` or backticks can run code when used in arithmetic.
         const values = node.childrenForFieldName('value').filter((v): v is SyntaxNode => !!v).map(wordOf);

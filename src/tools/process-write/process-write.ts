@@ -29,7 +29,7 @@ export const processWriteTool = defineTool({
     if (p.programs.some((x) => SHELLS.has(x))) {
       // Input to a shell is a command line: judged part by part like run_command, under run_command's rules too.
       const a = analyzeCommand(await loadShellParser(), args.input);
-      const targets = await planTargets(a, { workspace: ctx.workspace, cwd: (await ctx.workspace.resolve(p.cwd, 'list')).abs, home: process.env.HOME ?? '/', privateTmp: p.sandbox === 'bwrap' });
+      const targets = await planTargets(a, { workspace: ctx.workspace, cwd: (await ctx.workspace.resolve(p.cwd, 'list')).abs, home: process.env.HOME ?? '/', privateTmp: p.sandbox === 'bwrap', network: false });
       const asCommand = evaluate({ name: 'run_command', risk: 'medium', permissions: ['proc.exec'] }, targets, ctx.policy);
       const out: PlanTarget[] = targets.map((t, i) => {
         const v = asCommand.parts[i];

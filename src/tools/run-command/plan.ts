@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { ToolError } from '../../core/errors.js';
-import type { Plan, PlanContext, ResolvedPath } from '../../core/types.js';
+import type { Plan, PlanContext, PlanTarget, ResolvedPath } from '../../core/types.js';
+import { networkAllowed } from '../../exec/launch.js';
 import { buildEnv } from '../../exec/env.js';
 import { chooseBackend } from '../../exec/sandbox.js';
 import { analyzeCommand, basename, type Analysis } from '../../shell/analyze.js';
@@ -25,7 +26,9 @@ export async function planCommand(command: string, cwdArg: string | undefined, c
   const analysis = analyzeCommand(parser, command);
   const backend = await chooseBackend(ctx.policy.data.sandbox.backend);
   const home = buildEnv(process.env, ctx.policy.data.env).HOME ?? os.homedir();
-  const targets = await planTargets(analysis, { workspace: ctx.workspace, cwd: cwd.abs, home, privateTmp: backend.backend === 'bwrap' });
+  const parts: PlanTarget[] = analysis.parts.map((p) => ({ kind: 'command', words: p.words, text: p.text }));
+  const network = networkAllowed(ctx, { targets: parts, summary: '' });
+  const targets = await planTargets(analysis, { workspace: ctx.workspace, cwd: cwd.abs, home, privateTmp: backend.backend === 'bwrap', network });
   const n = analysis.parts.length;
   return { plan: { targets, summary: `run \`${command}\` in ${cwd.display} (${n} command${n === 1 ? '' : 's'})` }, analysis, cwd };
 }
