@@ -162,6 +162,12 @@ const create = [
   'echo ok | ${SHELL}',
   'echo ok | /bin/sh',
   'cat README.md | xargs -0 sh -c \'touch canary\'',
+  'git status; git log --output=canary',
+  'git status --output=canary',
+  'cat README.md | sort -o canary',
+  'cat README.md README.md | uniq - canary',
+  "awk '{print > \"canary\"}' README.md",
+  'ls | script -qc "touch canary" /dev/null',
 ];
 
 const remove = [

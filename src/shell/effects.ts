@@ -68,6 +68,24 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
     add(ops.slice(scriptGiven ? 0 : 1), 'read');
   } else if (READERS.has(prog)) add(ops, 'read');
   else if (LISTERS.has(prog)) add(prog === 'find' ? findStarts(words) : ops, 'list');
+  // Options of otherwise read-only tools that write a file.
+  const OUTPUT_OPTS: Record<string, RegExp> = {
+    git: /^(--output|--output-directory)$/, sort: /^(-o|--output)$/, less: /^(-o|-O|--log-file|--LOG-FILE)$/,
+    curl: /^(-o|--output|-c|--cookie-jar|--trace|--trace-ascii|--dump-header|-D|--stderr)$/, wget: /^(-O|--output-document|-o|--output-file|-a|--append-output)$/,
+    tar: /^(-f|--file)$/,
+  };
+  const outRe = OUTPUT_OPTS[prog];
+  if (outRe) {
+    for (let i = 1; i < words.length; i++) {
+      const t = words[i]!.text;
+      const eq = t.indexOf('=');
+      if (t.startsWith('--') && eq > 0 && outRe.test(t.slice(0, eq))) add([{ ...words[i]!, text: t.slice(eq + 1) }], 'write');
+      else if (outRe.test(t) && words[i + 1]) add([words[i + 1]!], 'write');
+      else if (/^-[a-zA-Z]$/.test(t.slice(0, 2)) && t.length > 2 && !t.startsWith('--') && outRe.test(t.slice(0, 2))) add([{ ...words[i]!, text: t.slice(2) }], 'write');
+    }
+  }
+  if ((prog === 'uniq' || prog === 'xxd') && ops.length >= 2) add([ops[1]!], 'write');
+  if ((prog === 'split' || prog === 'csplit') && ops.length >= 2) add([ops[ops.length - 1]!], 'write');
   if (prog === 'find') {
     for (let i = 1; i < words.length; i++) {
       const t = words[i]!.text;
@@ -101,7 +119,8 @@ export function runsCodeFromText(prog: string, words: CommandWord[]): string | n
     case 'tar': return opt(/^(--to-command|--checkpoint-action|--use-compress-program|-I|--info-script|--new-volume-script|-F|--rsh-command)/) ? 'this tar option runs a command' : null;
     case 'git': return opt(/^(-c|--config-env|--exec-path|--upload-pack|--receive-pack)$|^--(config-env|exec-path|upload-pack|receive-pack)=|^--ext-diff$/) ? 'this git option can run a command' : null;
     case 'man': return opt(/^(-P|--pager|-H|--html)/) ? 'man with a pager option runs a command' : null;
-    case 'awk': case 'gawk': case 'mawk': return opt(/system\s*\(|\|\s*getline|print[^;]*\|/) ? 'the awk program runs commands' : null;
+    case 'awk': case 'gawk': case 'mawk': return opt(/system\s*\(|\|\s*getline|printf?[^;]*[|>]|getline\s*</) ? 'the awk program runs commands or writes files' : null;
+    case 'script': return 'script runs a command and writes a typescript file';
     case 'sed': return opt(/(^|[;{}\s\n])e(\s|;|$)|\/[gpiIm0-9]*e[gpiIm0-9]*(\s|;|}|$)|(^|[;}\n])\s*w\s|\/[gpiIm0-9]*w\s/) ? 'the sed script runs commands or writes files' : null;
     case 'less': case 'more': return opt(/^(\+|-\+)|^--?(lesskey|init)/) ? 'this pager option can run a command' : null;
     case 'ssh': case 'scp': case 'sftp': return opt(/ProxyCommand|LocalCommand|PermitLocalCommand|-oProxy|^-S$/i) ? 'this ssh option runs a command' : null;
