@@ -72,7 +72,11 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
     stdin: input.background ? (input.stdin ?? 'keep') : input.stdin,
     onOutput: () => { for (const w of rec.waiters) w(); },
   });
-  rec.running.done.finally(release).catch(() => {});
+  rec.running.done.finally(() => {
+    release();
+    // A background run's output file stays for process_output; close its descriptor.
+    if (input.background) capture.finish();
+  }).catch(() => {});
   table.add(rec);
   return rec;
 }
