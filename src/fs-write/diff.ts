@@ -1,6 +1,37 @@
-import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatch } from 'diff';
+import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
 
 const CONTEXT = 3;
+/** Beyond this many changed lines the minimal diff is not worth its cost (Myers is O(N·D)). */
+const MAX_EDIT_LENGTH = 400;
+
+/** Lines with their newline, so "a" at EOF and "a\n" differ. */
+function splitKeep(text: string): string[] {
+  const out = text.split(/(?<=\n)/);
+  return out.length === 1 && out[0] === '' ? [] : out;
+}
+
+/**
+ * One hunk replacing the whole changed block (all removed lines, then all added): valid and
+ * applicable, only not minimal. Used when the changed region is too big to diff in good time.
+ */
+function blockHunk(oldWin: string, newWin: string, shift: number): StructuredPatchHunk {
+  const a = splitKeep(oldWin);
+  const b = splitKeep(newWin);
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
+  let suf = 0;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
+  const lines: string[] = [];
+  const push = (tag: string, l: string) => {
+    lines.push(tag + (l.endsWith('\n') ? l.slice(0, -1) : l));
+    if (!l.endsWith('\n')) lines.push('\\ No newline at end of file');
+  };
+  for (const l of a.slice(0, pre)) push(' ', l);
+  for (const l of a.slice(pre, a.length - suf)) push('-', l);
+  for (const l of b.slice(pre, b.length - suf)) push('+', l);
+  for (const l of a.slice(a.length - suf)) push(' ', l);
+  return { oldStart: shift + 1, oldLines: a.length, newStart: shift + 1, newLines: b.length, lines };
+}
 
 export interface DiffStats {
   added: number;
@@ -36,7 +67,7 @@ function linesBack(text: string, at: number, n: number): number {
  * handed to the diff algorithm (with context around it), so a one-line edit of a 5 MB file
  * costs a string compare, not a diff of 5 MB.
  */
-export function diffTexts(oldName: string, newName: string, oldText: string, newText: string): StructuredPatch | null {
+export function diffTexts(oldName: string, newName: string, oldText: string, newText: string): StructuredPatch {
   const min = Math.min(oldText.length, newText.length);
   let p = 0;
   while (p < min && oldText.charCodeAt(p) === newText.charCodeAt(p)) p++;
@@ -47,8 +78,10 @@ export function diffTexts(oldName: string, newName: string, oldText: string, new
   const endOld = afterNewlines(oldText, oldText.length - s, CONTEXT + 1);
   const endNew = endOld - oldText.length + newText.length;
   const shift = countLinesBefore(oldText, start);
-  const patch = structuredPatch(oldName, newName, oldText.slice(start, endOld), newText.slice(start, endNew), '', '', { context: CONTEXT, timeout: 5000 });
-  if (!patch) return null;
+  const oldWin = oldText.slice(start, endOld);
+  const newWin = newText.slice(start, endNew);
+  const patch = structuredPatch(oldName, newName, oldWin, newWin, '', '', { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH, timeout: 2000 });
+  if (!patch) return { oldFileName: oldName, newFileName: newName, oldHeader: '', newHeader: '', hunks: [blockHunk(oldWin, newWin, shift)] };
   for (const h of patch.hunks) {
     h.oldStart += shift;
     h.newStart += shift;
@@ -95,8 +128,7 @@ export function unifiedDiff(changes: FileChangeText[]): { diff: string; stats: D
       continue;
     }
     const p = diffTexts(a, b, c.oldText ?? '', c.newText ?? '');
-    if (!p) notes.push(`--- ${a}\n+++ ${b}\n(diff not computed: too many changes to diff in time)\n`);
-    else if (p.hunks.length === 0 && c.from !== c.to) notes.push(`rename from ${c.from}\nrename to ${c.to}\n`);
+    if (p.hunks.length === 0 && c.from !== c.to) notes.push(`rename from ${c.from}\nrename to ${c.to}\n`);
     else patches.push(p);
   }
   return { diff: formatDiff(patches) + notes.join(''), stats: diffStats(patches) };

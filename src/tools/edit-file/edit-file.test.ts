@@ -133,3 +133,27 @@ test('a big diff is cut to the output limits and spilled whole', async () => {
   assert.equal(full.split('\n').filter((l) => l.startsWith('+LINE')).length, 200);
   done();
 });
+
+test('read_file → edit_file: what read_file records is what edit_file checks', async () => {
+  const { h, dir, done } = allowAll();
+  writeFileSync(`${dir}/r.txt`, 'keep\nchange me\n');
+  assert.equal((await h.call('read_file', { path: 'r.txt' })).ok, true);
+  const env = await h.call('edit_file', { path: 'r.txt', old_string: 'change me', new_string: 'changed' });
+  assert.equal(env.ok, true, JSON.stringify(env.error));
+  assert.equal(readFileSync(`${dir}/r.txt`, 'utf8'), 'keep\nchanged\n');
+  // Changed behind the session's back after the read: stale.
+  writeFileSync(`${dir}/r.txt`, 'keep\nchanged\nby someone\n');
+  assert.equal((await h.call('edit_file', { path: 'r.txt', old_string: 'keep', new_string: 'k' })).error?.code, 'StaleRead');
+  done();
+});
+
+test('concurrent edits of one file in one session are serialised: none is lost', async () => {
+  const { h, dir, done } = allowAll();
+  const f = `${dir}/c.txt`;
+  writeFileSync(f, Array.from({ length: 20 }, (_, i) => `t${i}`).join('\n') + '\n');
+  markRead(h, f);
+  const envs = await Promise.all(Array.from({ length: 20 }, (_, i) => h.call('edit_file', { path: 'c.txt', old_string: `t${i}\n`, new_string: `T${i}\n` })));
+  assert.deepEqual(envs.filter((e) => !e.ok).map((e) => e.error), []);
+  assert.equal(readFileSync(f, 'utf8'), Array.from({ length: 20 }, (_, i) => `T${i}`).join('\n') + '\n');
+  done();
+});
