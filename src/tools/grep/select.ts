@@ -72,7 +72,7 @@ export class Selection {
 
   /** The file-level test alone (its directories already passed dirExcluded). */
   fileSelectedHere(rel: string, name: string): boolean {
-    if (!this.q.hidden && name.charCodeAt(0) === 46) return false;
+    if (name.charCodeAt(0) === 46 && (!this.q.hidden || ALWAYS_SKIPPED.has(name))) return false;
     for (const g of this.negative) if (globHits(g, rel, false)) return false;
     if (this.positive.length && !this.positive.some((g) => globHits(g, rel, false))) return false;
     if (this.type && !this.type(name)) return false;

@@ -1,13 +1,15 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import type { FileHit } from './types.js';
 
 /**
  * Checks files ripgrep reported before anything about them is returned: still a regular file
  * (not swapped for a symlink), one hard link unless allowed (a hard link can point at a file
- * outside the workspace), and its directory still where the search looked (realpath, once per
- * directory, catches a directory swapped for a symlink during the walk). Only the hits that
- * will be shown or counted are checked: the first `need` items in order, or all of them when
- * there are at most `budget` hits — so the cost follows the answer, not the tree.
+ * outside the workspace), and its directory still where the search looked (no component a
+ * symlink, one lstat per distinct directory, catches a directory swapped for a symlink during
+ * the walk). Only the hits that will be shown or counted are checked: the first `need` items in
+ * order, or all of them when there are at most `budget` hits — the cost follows the answer, not
+ * the tree. Synchronous lstat (~2 µs, against ~12 µs through the thread pool) in slices, yielding
+ * to the event loop between them.
  */
 export interface Verified {
   hits: FileHit[];
@@ -17,29 +19,29 @@ export interface Verified {
   moved: number;
 }
 
-const BATCH = 64;
+const SLICE = 512;
 
 export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { allowHardlinks: boolean; need: number; budget: number; itemsOf: (h: FileHit) => number; isFileRoot: boolean }): Promise<Verified> {
   if (opts.isFileRoot) return { hits: sorted, exact: true, hardlinked: 0, moved: 0 };
   const base = rootAbs === '/' ? '' : rootAbs;
-  const dirs = new Map<string, Promise<boolean>>();
-  const dirOk = (dir: string): Promise<boolean> => {
-    let p = dirs.get(dir);
-    if (!p) {
-      const abs = dir === '' ? rootAbs : `${base}/${dir}`;
-      p = realpath(abs).then((r) => r === abs, () => false);
-      dirs.set(dir, p);
+  const dirs = new Map<string, boolean>();
+  const dirOk = (dir: string): boolean => {
+    if (dir === '') return true;
+    let ok = dirs.get(dir);
+    if (ok === undefined) {
+      const slash = dir.lastIndexOf('/');
+      ok = dirOk(slash < 0 ? '' : dir.slice(0, slash)) && !!lstatSync(`${base}/${dir}`, { throwIfNoEntry: false })?.isDirectory();
+      dirs.set(dir, ok);
     }
-    return p;
+    return ok;
   };
-  const check = async (h: FileHit): Promise<'ok' | 'hardlinked' | 'moved'> => {
+  const check = (h: FileHit): 'ok' | 'hardlinked' | 'moved' => {
     const slash = h.rel.lastIndexOf('/');
-    if (!(await dirOk(slash < 0 ? '' : h.rel.slice(0, slash)))) return 'moved';
     try {
-      const st = await lstat(`${base}/${h.rel}`);
-      if (!st.isFile()) return 'moved';
-      if (st.nlink > 1 && !opts.allowHardlinks) return 'hardlinked';
-      return 'ok';
+      if (!dirOk(slash < 0 ? '' : h.rel.slice(0, slash))) return 'moved';
+      const st = lstatSync(`${base}/${h.rel}`, { throwIfNoEntry: false });
+      if (!st?.isFile()) return 'moved';
+      return st.nlink > 1 && !opts.allowHardlinks ? 'hardlinked' : 'ok';
     } catch {
       return 'moved';
     }
@@ -51,14 +53,12 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
   let moved = 0;
   let i = 0;
   while (i < sorted.length && (all || items < opts.need)) {
-    const batch = sorted.slice(i, i + BATCH);
-    const verdicts = await Promise.all(batch.map(check));
-    verdicts.forEach((v, k) => {
-      if (v === 'ok') { out.push(batch[k]!); items += opts.itemsOf(batch[k]!); }
-      else if (v === 'hardlinked') hardlinked++;
-      else moved++;
-    });
-    i += batch.length;
+    if (i > 0 && i % SLICE === 0) await new Promise<void>((r) => setImmediate(r));
+    const h = sorted[i++]!;
+    const v = check(h);
+    if (v === 'ok') { out.push(h); items += opts.itemsOf(h); }
+    else if (v === 'hardlinked') hardlinked++;
+    else moved++;
   }
   return { hits: out, exact: i >= sorted.length, hardlinked, moved };
 }
