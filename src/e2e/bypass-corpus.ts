@@ -168,6 +168,13 @@ const create = [
   'cat README.md README.md | uniq - canary',
   "awk '{print > \"canary\"}' README.md",
   'ls | script -qc "touch canary" /dev/null',
+  'echo ${a:-`touch canary`}',
+  'echo "${a:-`touch canary`}"',
+  'echo ${a/`touch canary`/x}',
+  'cat <<EOF\n`touch canary`\nEOF',
+  'cat <<EOF\nhi $HOME `touch canary`\nEOF',
+  'echo a\\\ntouch canary',
+  'echo ok; to\\\nuch canary',
 ];
 
 const remove = [

@@ -45,6 +45,11 @@ const TABLE: Array<[string, string, string[]]> = [
   ['quoted code in a [[ -v ]] subscript cannot be allowed by prefix', "[[ -v 'a[$(id)]' ]]", ["~[[ -v 'a[$(id)]' ]] (quoted code in a test or arithmetic)"]],
   ['printf -v with a code subscript cannot be allowed by prefix', "printf -v 'a[$(id)]' x", ['~printf -v a[$(id)] x']],
   ['echo of quoted code is just echo', "echo '$(id)'", ['echo $(id)']],
+  ['backticks the grammar leaves inside ${…} are refused', 'echo ${a:-`id`}', ['echo ~${a:-`id`}', '!~`id`']],
+  ['backticks in an unquoted heredoc are refused', 'cat <<EOF\n`id`\nEOF', ['cat', '!~`id`\n']],
+  ['a quoted heredoc is text', "cat <<'EOF'\n`id` $(id)\nEOF", ['cat']],
+  ['a backslash-newline gluing words is refused', 'ec\\\nho hi', ['ec ho hi', '!~ec\\\nho hi']],
+  ['a backslash-newline between words is fine', 'ls \\\n  -la', ['ls -la']],
   ['nesting is bounded', `${'bash -c "'.repeat(1)}a"`, ['a']],
 ];
 

@@ -82,6 +82,11 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
     if (!node.isNamed) return;
     if (node.type === 'ERROR') { deny(node, 'the command does not parse as bash'); return; }
     if (!STRUCTURE.has(node.type)) { deny(node, `bash construct "${node.type}" is not modelled by the command policy`); return; }
+    // The grammar leaves some substitutions as plain text (backticks inside ${…}); bash runs them.
+    if (((TEXT_LEAVES.has(node.type) && node.childCount === 0) || node.type === 'heredoc_body') && hasHiddenSubstitution(ownText(node)) && !inQuotedHeredoc(node)) {
+      deny(node, 'a command substitution the parser did not model');
+      return;
+    }
     switch (node.type) {
       case 'redirected_statement': {
         const reds: Redirect[] = [];
@@ -122,5 +127,61 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
     for (const c of node.children) if (c) visit(c, []);
   };
   visit(root, []);
+  for (const pos of joiningContinuations(root.text)) {
+    let n: SyntaxNode | null = root.descendantForIndex(pos);
+    let quoted = false;
+    for (; n; n = n.parent) if (n.type === 'raw_string' || n.type === 'heredoc_body' || n.type === 'comment' || n.type === 'ansi_c_string') { quoted = true; break; }
+    if (!quoted) deny(root, 'a backslash-newline joins two words (bash reads them as one; the parser as two)');
+  }
+  return out;
+}
+
+const TEXT_LEAVES = new Set(['word', 'regex', 'string_content', 'heredoc_content', 'extglob_pattern']);
+
+/** A node's text with its named children blanked out: what the grammar left as plain text. */
+function ownText(node: SyntaxNode): string {
+  if (node.childCount === 0) return node.text;
+  const chars = node.text.split('');
+  const base = node.startIndex;
+  for (const c of node.namedChildren) {
+    if (!c || c.type === 'heredoc_content') continue;
+    for (let i = c.startIndex - base; i < c.endIndex - base && i < chars.length; i++) chars[i] = ' ';
+  }
+  return chars.join('');
+}
+
+/** An unescaped backtick or `$(` left in text the grammar took as literal. */
+function hasHiddenSubstitution(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\\') { i++; continue; }
+    if (c === '`' || (c === '$' && text[i + 1] === '(')) return true;
+  }
+  return false;
+}
+
+/** Heredoc bodies under a quoted delimiter (<<'EOF') are not expanded by bash. */
+function inQuotedHeredoc(node: SyntaxNode): boolean {
+  for (let n: SyntaxNode | null = node; n; n = n.parent) {
+    if (n.type === 'heredoc_redirect') {
+      const start = n.children.find((c) => c?.type === 'heredoc_start');
+      return !!start && /['"\\]/.test(start.text);
+    }
+  }
+  return false;
+}
+
+/** Positions of backslash-newlines with a non-blank character on both sides (they glue words). */
+function joiningContinuations(text: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '\\') continue;
+    const nl = text[i + 1] === '\n' ? i + 1 : text[i + 1] === '\r' && text[i + 2] === '\n' ? i + 2 : -1;
+    if (nl < 0) { i++; continue; }
+    const before = text[i - 1];
+    const after = text[nl + 1];
+    if (before !== undefined && !/\s/.test(before) && after !== undefined && !/\s/.test(after)) out.push(i);
+    i = nl;
+  }
   return out;
 }
