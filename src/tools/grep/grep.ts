@@ -18,7 +18,7 @@ import { verifyHits } from './verify.js';
 const DEFAULT_HEAD_LIMIT = 100;
 const MAX_HEAD_LIMIT = 2000;
 /** Hits ripgrep reported that are all checked (hard links, moved directories) so totals are exact. */
-const VERIFY_BUDGET = 5000;
+const VERIFY_BUDGET = 20_000;
 const DEFAULT_VISIT_CAP = 200_000;
 const HAS_PROC_FD = process.platform === 'linux';
 
@@ -194,12 +194,14 @@ export const grepTool = defineTool({
     const notes = [...result.notes];
     let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
     let exact = result.complete;
+    let overBudget = false;
     if (engine === 'ripgrep') {
       const v = await verifyHits(hits, rp.abs, {
         allowHardlinks: ws.rules.allowHardlinks, need: needed, budget: VERIFY_BUDGET, isFileRoot: rp.kind === 'file',
         itemsOf: (h) => (q.mode === 'content' ? h.records.length : 1),
       });
       hits = v.hits;
+      overBudget = !v.exact;
       exact = exact && v.exact;
       if (v.hardlinked) notes.push(`${v.hardlinked} matching file(s) with several hard links were left out (paths.allow_hardlinks is off).`);
       if (v.moved) notes.push(`${v.moved} matching file(s) changed place during the search and were left out.`);
@@ -217,7 +219,8 @@ export const grepTool = defineTool({
       header = `No matches for ${JSON.stringify(q.pattern)} in ${base === '.' ? 'the workspace' : base}.`;
     } else {
       const what = q.mode === 'files_with_matches' ? fileWord : `${plural(page.matchTotal, 'match', 'matches')} in ${fileWord}`;
-      header = `Found ${atLeast}${what}`;
+      // Past the budget only the page was checked: say how far the count goes, not a misleading small total.
+      header = overBudget ? `Found more than ${VERIFY_BUDGET} matching files` : `Found ${atLeast}${what}`;
       if (page.shown < page.available || offset > 0) header += page.shown ? ` (showing ${offset + 1}–${offset + page.shown})` : ` (none after offset ${offset})`;
       header += '.';
       if (truncated) header += ` Narrow with glob, type or path, or page on with offset ${offset + page.shown}.`;
