@@ -92,6 +92,18 @@ async function parentLayers(root: DirRoot): Promise<IgnoreLayer[]> {
   return layers;
 }
 
+/** Reads a file whose size is known with one read for small files (FileHandle.readFile stats again). */
+async function readAll(fh: FileHandle, size: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(size);
+  let n = 0;
+  while (n < size) {
+    const { bytesRead } = await fh.read(buf, n, size - n, n);
+    if (bytesRead === 0) break;
+    n += bytesRead;
+  }
+  return buf.subarray(0, n);
+}
+
 /** Confirms an open descriptor is the file at `expected` (no symlink or directory swapped in on the way). */
 async function descriptorIs(fh: FileHandle, expected: string, ino: number): Promise<boolean> {
   try {
@@ -144,7 +156,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
       if (!st.isFile()) return null;
       if (st.size > MAX_FILE_BYTES) { skipped.large++; return null; }
       searched++;
-      const text = decodeForSearch(await fh.readFile());
+      const text = decodeForSearch(await readAll(fh, st.size));
       if (text === null) return null;
       const found = searchText(text, pat, q.multiline, q.mode, q.context);
       if (!found) return null;

@@ -233,7 +233,7 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
       }
       if (!stopped && code === 2 && hits.length === 0 && /regex parse error|error parsing glob|literal .* is not allowed|error:/i.test(stderr)) {
         const msg = stderr.trim().split('\n').filter((l) => l.trim()).slice(-4).join(' ').replace(/\s+/g, ' ').replace(/\.$/, '');
-        return reject(new ToolError('InvalidArguments', `ripgrep refused the pattern: ${msg}. Fix the pattern, or set fixed_strings: true to search for it literally.`));
+        return reject(new ToolError('InvalidArguments', `ripgrep refused the search: ${msg}. Fix the pattern or glob; set fixed_strings: true to search for the text literally.`));
       }
       resolve({ hits, items, capped, full, searched });
     });
