@@ -175,6 +175,10 @@ const create = [
   'cat <<EOF\nhi $HOME `touch canary`\nEOF',
   'echo a\\\ntouch canary',
   'echo ok; to\\\nuch canary',
+  "echo $'\\\\'; touch canary #'",
+  "echo $'a\\\\\\\\'; touch canary #'",
+  'echo ok\n\\touch canary',
+  'ls\n\\rm -f x\n\\touch canary',
 ];
 
 const remove = [

@@ -82,6 +82,16 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
     if (!node.isNamed) return;
     if (node.type === 'ERROR') { deny(node, 'the command does not parse as bash'); return; }
     if (!STRUCTURE.has(node.type)) { deny(node, `bash construct "${node.type}" is not modelled by the command policy`); return; }
+    // The grammar ends $'…' at the wrong quote after an escaped backslash ($'\\\\'; cmd #'): check it ourselves.
+    if (node.type === 'ansi_c_string' && ansiCEnd(node.text) !== node.text.length) {
+      deny(node, 'a $\'…\' string the parser misread');
+      return;
+    }
+    // An unquoted newline ends a command in bash; a word holding one means the grammar glued two commands.
+    if ((node.type === 'word' || node.type === 'number') && hasBareNewline(node.text)) {
+      deny(node, 'a newline the parser read as part of a word');
+      return;
+    }
     // The grammar leaves some substitutions as plain text (backticks inside ${…}); bash runs them.
     if (((TEXT_LEAVES.has(node.type) && node.childCount === 0) || node.type === 'heredoc_body') && hasHiddenSubstitution(ownText(node)) && !inQuotedHeredoc(node)) {
       deny(node, 'a command substitution the parser did not model');
@@ -137,6 +147,23 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
 }
 
 const TEXT_LEAVES = new Set(['word', 'regex', 'string_content', 'heredoc_content', 'extglob_pattern']);
+
+function hasBareNewline(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\') { i++; continue; }
+    if (text[i] === '\n') return true;
+  }
+  return false;
+}
+
+/** Where bash ends a $'…' string that starts at 0: after the first quote not escaped by a backslash. */
+function ansiCEnd(text: string): number {
+  for (let i = 2; i < text.length; i++) {
+    if (text[i] === '\\') { i++; continue; }
+    if (text[i] === "'") return i + 1;
+  }
+  return -1;
+}
 
 /** A node's text with its named children blanked out: what the grammar left as plain text. */
 function ownText(node: SyntaxNode): string {
