@@ -140,8 +140,8 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
   for (const pos of joiningContinuations(root.text)) {
     let n: SyntaxNode | null = root.descendantForIndex(pos);
     let quoted = false;
-    for (; n; n = n.parent) if (n.type === 'raw_string' || n.type === 'heredoc_body' || n.type === 'comment' || n.type === 'ansi_c_string') { quoted = true; break; }
-    if (!quoted) deny(root, 'a backslash-newline joins two words (bash reads them as one; the parser as two)');
+    for (; n; n = n.parent) if (n.type === 'raw_string' || n.type === 'heredoc_body' || n.type === 'comment' || n.type === 'ansi_c_string' || n.type === 'string') { quoted = true; break; }
+    if (!quoted) deny(root, 'a backslash next to a newline that the parser and bash read differently');
   }
   return out;
 }
@@ -204,10 +204,16 @@ function joiningContinuations(text: string): number[] {
   for (let i = 0; i < text.length; i++) {
     if (text[i] !== '\\') continue;
     const nl = text[i + 1] === '\n' ? i + 1 : text[i + 1] === '\r' && text[i + 2] === '\n' ? i + 2 : -1;
-    if (nl < 0) { i++; continue; }
+    if (nl < 0) {
+      if (text[i - 1] === '\n') out.push(i);
+      i++;
+      continue;
+    }
     const before = text[i - 1];
     const after = text[nl + 1];
     if (before !== undefined && !/\s/.test(before) && after !== undefined && !/\s/.test(after)) out.push(i);
+    // At the start of a line the grammar joins it to the line before; bash does not.
+    else if (before === '\n') out.push(i);
     i = nl;
   }
   return out;
