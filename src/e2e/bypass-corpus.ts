@@ -179,6 +179,8 @@ const create = [
   "echo $'a\\\\\\\\'; touch canary #'",
   'echo ok\n\\touch canary',
   'ls\n\\rm -f x\n\\touch canary',
+  'echo ok\\\r\ntouch canary',
+  'echo a\n\\\ntouch canary',
 ];
 
 const remove = [

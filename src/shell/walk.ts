@@ -203,7 +203,9 @@ function joiningContinuations(text: string): number[] {
   const out: number[] = [];
   for (let i = 0; i < text.length; i++) {
     if (text[i] !== '\\') continue;
-    const nl = text[i + 1] === '\n' ? i + 1 : text[i + 1] === '\r' && text[i + 2] === '\n' ? i + 2 : -1;
+    // bash: backslash-CR is an escaped CR and the newline after it ends the command; the grammar reads a continuation.
+    if (text[i + 1] === '\r' && text[i + 2] === '\n') { out.push(i); i += 2; continue; }
+    const nl = text[i + 1] === '\n' ? i + 1 : -1;
     if (nl < 0) {
       if (text[i - 1] === '\n') out.push(i);
       i++;
