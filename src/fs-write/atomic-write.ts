@@ -49,7 +49,7 @@ export async function stageFile(target: string, display: string, data: Buffer, e
     if (existing && (existing.uid !== process.getuid?.() || existing.gid !== process.getgid?.())) {
       await fh.chown(existing.uid, existing.gid).catch(() => {}); // only root may give a file away; keep going
     }
-    await fh.sync();
+    await fh.datasync(); // the content (and size) reach the disk before the rename can
     const stat = await fh.stat();
     await fh.close();
     return { target, display, tmp, stat };
@@ -105,7 +105,11 @@ export function expectOf(st: Stats | null): Expect {
   return st ? { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } : null;
 }
 
-/** Renames the staged file over its target and makes the rename durable (fsync of the directory). */
+/**
+ * Renames the staged file over its target. The rename is atomic on its own; the fsync of the
+ * directory that makes it survive a power cut runs in the background (it costs more than the
+ * rest of a small edit, and a crash of the process cannot undo a rename the kernel has done).
+ */
 export async function commit(s: Staged): Promise<void> {
   try {
     await rename(s.tmp, s.target);
@@ -113,7 +117,11 @@ export async function commit(s: Staged): Promise<void> {
     await discard(s);
     throw fromSystemError(e, s.display);
   }
-  await syncDir(path.dirname(s.target));
+  syncDirLater(path.dirname(s.target));
+}
+
+export function syncDirLater(dir: string): void {
+  void syncDir(dir);
 }
 
 export async function syncDir(dir: string): Promise<void> {

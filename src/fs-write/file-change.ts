@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { sha256 } from '../core/output.js';
@@ -72,13 +73,39 @@ export async function planFileChange<A extends FileChangeArgs>(args: A, ctx: Pla
     if (!ctx.session.reads.has(rp.abs)) throw readRequired(rp);
     const current = await readCurrent(rp, ctx.workspace, ctx.policy.data.limits.max_file_bytes);
     checkFresh(rp, current, ctx.session);
-    tryIt?.(current);
+    const outcome = tryIt?.(current);
+    const plan: Plan = {
+      targets: [{ kind: 'path', access: 'write', path: rp }],
+      summary: `${opts.verb} ${rp.display}${args.dry_run ? ' (dry run: nothing is written)' : ''}`,
+      replay_args: replayArgs(args, rp, ctx.session) as Record<string, unknown> | undefined,
+    };
+    if (current) planned.set(plan, { current, outcome });
+    return plan;
   }
   return {
     targets: [{ kind: 'path', access: rp.exists ? 'write' : 'create', path: rp }],
     summary: `${opts.verb} ${rp.display}${rp.exists ? '' : ' (new file)'}${args.dry_run ? ' (dry run: nothing is written)' : ''}`,
     replay_args: replayArgs(args, rp, ctx.session) as Record<string, unknown> | undefined,
   };
+}
+
+/**
+ * What plan() read and worked out, for execute() to reuse when the file is provably the same
+ * (same inode, size, mtime and ctime — ctime also moves on a new hard link or chmod). Keyed
+ * by the plan object, so it lives exactly as long as the call.
+ */
+const planned = new WeakMap<Plan, { current: Current; outcome: ReturnType<Transform<unknown>> | undefined }>();
+
+async function currentFor(plan: Plan, rp: ResolvedPath, ws: ToolContext['workspace'], max: number) {
+  const pre = planned.get(plan);
+  if (pre) {
+    const st = await lstat(rp.abs).catch(() => null);
+    const was = pre.current.stat;
+    if (st && st.isFile() && st.dev === was.dev && st.ino === was.ino && st.size === was.size && st.mtimeMs === was.mtimeMs && st.ctimeMs === was.ctimeMs) {
+      return { current: pre.current, outcome: pre.outcome };
+    }
+  }
+  return { current: await readCurrent(rp, ws, max), outcome: undefined };
 }
 
 export function pathOf(plan: Plan): ResolvedPath {
@@ -94,10 +121,10 @@ export async function executeFileChange<A extends FileChangeArgs, X>(args: A, pl
   const ws = ctx.workspace;
   const max = ctx.policy.data.limits.max_file_bytes;
   return withPathLocks([rp.abs], async () => {
-    const current = await readCurrent(rp, ws, max);
+    const { current, outcome } = await currentFor(plan, rp, ws, max);
     if (rp.exists && !current) throw new ToolError('NotFound', `${rp.display} was deleted since the call was planned; nothing was written.`, { details: { path: rp.display } });
     checkFresh(rp, current, ctx.session, args.expected_sha256);
-    const { buf, extra, lineEndings } = transform(current);
+    const { buf, extra, lineEndings } = (outcome as ReturnType<Transform<X>> | undefined) ?? transform(current);
     if (buf.length > max) {
       throw new ToolError('FileTooLarge', `The new content of ${rp.display} is ${buf.length} bytes, over the ${max}-byte limit (limits.max_file_bytes).`);
     }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError, fromSystemError } from '../core/errors.js';
-import { checkTarget, discard, expectOf, stageFile, syncDir, type Staged } from './atomic-write.js';
+import { checkTarget, discard, expectOf, stageFile, syncDirLater, type Staged } from './atomic-write.js';
 
 /** One step of a multi-file change. */
 export type FileOp =
@@ -67,7 +67,7 @@ export async function commitAll(ops: FileOp[], opts: CommitOptions): Promise<Map
     throw e;
   }
   for (const d of done) if (d.trash) await unlink(d.trash).catch(() => {});
-  for (const dir of new Set(ops.map((o) => path.dirname(o.abs)))) await syncDir(dir);
+  for (const dir of new Set(ops.map((o) => path.dirname(o.abs)))) syncDirLater(dir);
   return written;
 }
 

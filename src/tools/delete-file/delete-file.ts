@@ -9,7 +9,7 @@ import { readCurrent } from '../../fs-write/current.js';
 import { unifiedDiff } from '../../fs-write/diff.js';
 import { withPathLocks } from '../../fs-write/path-lock.js';
 import { boundedDiff, changeFields } from '../../fs-write/result.js';
-import { syncDir } from '../../fs-write/atomic-write.js';
+import { syncDirLater } from '../../fs-write/atomic-write.js';
 import { tryDecodeText } from '../../fs-write/text.js';
 import { walkForDelete, type Entry } from './walk.js';
 
@@ -142,7 +142,7 @@ export const deleteFileTool = defineTool({
       const listed = entries.slice(0, LISTED).map((e) => ws.display(e.abs));
       if (!args.dry_run) {
         await removeEntries(entries, (a) => ws.display(a));
-        await syncDir(path.dirname(rp.abs));
+        syncDirLater(path.dirname(rp.abs));
         for (const e of entries) ctx.session.reads.delete(e.abs);
       }
       const bd = await boundedDiff(diff, ctx);

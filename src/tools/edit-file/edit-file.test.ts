@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { allowAll, markRead, sha } from '../../fs-write/test-support.js';
+import { Harness, tempDir } from '../../testing/helpers.js';
 
 test('edit_file replaces a unique match, returns a diff, keeps the mode, and a second edit needs no new read', async () => {
   const { h, dir, done } = allowAll();
@@ -156,4 +157,21 @@ test('concurrent edits of one file in one session are serialised: none is lost',
   assert.deepEqual(envs.filter((e) => !e.ok).map((e) => e.error), []);
   assert.equal(readFileSync(f, 'utf8'), Array.from({ length: 20 }, (_, i) => `T${i}`).join('\n') + '\n');
   done();
+});
+
+test('a file changed while the user was being asked is not overwritten (StaleRead after the approval)', async () => {
+  const { dir, cleanup } = tempDir();
+  const h = new Harness([dir]);
+  const f = `${dir}/a.txt`;
+  writeFileSync(f, 'original\n');
+  markRead(h, f);
+  h.session.elicit = async () => {
+    writeFileSync(f, 'original\nand a line the user added\n');
+    return { action: 'accept', content: { decision: 'allow_once' } };
+  };
+  const env = await h.call('edit_file', { path: 'a.txt', old_string: 'original', new_string: 'replaced' });
+  assert.equal(env.error?.code, 'StaleRead', JSON.stringify(env.error));
+  assert.equal(readFileSync(f, 'utf8'), 'original\nand a line the user added\n');
+  h.close();
+  cleanup();
 });
