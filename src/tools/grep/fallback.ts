@@ -10,7 +10,7 @@ import { COLLECT_CAP, type EngineResult, type FileHit, type Query } from './type
 /** The built-in engine: an in-process walk and JavaScript regex, used when ripgrep is absent. */
 
 const HAS_PROC_FD = process.platform === 'linux';
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
+export const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 const CONCURRENCY = 16;
 /** Bigger files are skipped (and counted) rather than read whole into memory. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -93,7 +93,7 @@ async function parentLayers(root: DirRoot): Promise<IgnoreLayer[]> {
 }
 
 /** Reads a file whose size is known with one read for small files (FileHandle.readFile stats again). */
-async function readAll(fh: FileHandle, size: number): Promise<Buffer> {
+export async function readAll(fh: FileHandle, size: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(size);
   let n = 0;
   while (n < size) {
@@ -105,7 +105,7 @@ async function readAll(fh: FileHandle, size: number): Promise<Buffer> {
 }
 
 /** Confirms an open descriptor is the file at `expected` (no symlink or directory swapped in on the way). */
-async function descriptorIs(fh: FileHandle, expected: string, ino: number): Promise<boolean> {
+export async function descriptorIs(fh: FileHandle, expected: string, ino: number): Promise<boolean> {
   try {
     if (HAS_PROC_FD) return (await readlink(`/proc/self/fd/${fh.fd}`)) === expected;
     // No /proc (macOS): re-resolve the path and compare the inode with the descriptor's.

@@ -343,3 +343,48 @@ test('grep: deny rules that ripgrep cannot pre-filter (anchored at the root) are
     s.done();
   }
 });
+
+test('grep: a folder swapped for a symlink to outside, over and over during searches, never leaks outside content', async () => {
+  const { Worker } = await import('node:worker_threads');
+  const s = buildTree();
+  write(s.ws, 'race/file.txt', 'needle safe\n');
+  write(s.out, 'race/file.txt', `needle ${SECRET} raced\nneedle twice outside\n`);
+  const real = path.join(s.ws, 'race');
+  // Swaps race/ (a real folder) for a symlink to outside/race and back, as fast as it can.
+  const worker = new Worker(`
+    const { renameSync, symlinkSync, unlinkSync } = require('node:fs');
+    const { workerData: { real, out }, parentPort } = require('node:worker_threads');
+    let stop = false;
+    parentPort.on('message', () => { stop = true; });
+    const loop = () => {
+      for (let i = 0; i < 200 && !stop; i++) {
+        try { renameSync(real, real + '.d'); symlinkSync(out, real); unlinkSync(real); renameSync(real + '.d', real); } catch {}
+      }
+      if (!stop) setImmediate(loop); else parentPort.postMessage('done');
+    };
+    loop();
+  `, { eval: true, workerData: { real, out: path.join(s.out, 'race') } });
+  try {
+    const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+    for (let i = 0; i < 15; i++) {
+      for (const engine of rg ? ['rg', 'builtin'] as const : ['builtin'] as const) {
+        for (const mode of ['content', 'count', 'files_with_matches']) {
+          const r = await grep(s.h, engine, { pattern: 'needle', output_mode: mode, head_limit: 2000 });
+          const probe = await grep(s.h, engine, { pattern: `${SECRET}|twice`, output_mode: mode });
+          assert.equal(probe.data?.total_files ?? 0, 0, `${engine} ${mode}: the outside file never counts as a match`);
+          assert.ok(!JSON.stringify(r).includes(SECRET), `${engine} ${mode}: ${JSON.stringify(r.data?.matches?.filter((m) => m.file.startsWith('race')))}`);
+          if (mode === 'count') {
+            const c = r.data?.counts?.find((x) => x.file === 'race/file.txt');
+            assert.ok(!c || c.count === 1, 'a count never comes from the outside file');
+          }
+        }
+      }
+    }
+  } finally {
+    const done = new Promise((res) => worker.once('message', res));
+    worker.postMessage('stop');
+    await done;
+    await worker.terminate();
+    s.done();
+  }
+});

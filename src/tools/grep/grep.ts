@@ -7,13 +7,13 @@ import type { ResolvedPath, ToolContext } from '../../core/types.js';
 import { openDir, openFileForRead } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { builtinSearchDir, builtinSearchFile } from './fallback.js';
-import { toJsPattern } from './regex.js';
+import { toJsPattern, type JsPattern } from './regex.js';
 import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type Query } from './types.js';
-import { verifyHits } from './verify.js';
+import { confirmContent, verifyHits } from './verify.js';
 
 const DEFAULT_HEAD_LIMIT = 100;
 const MAX_HEAD_LIMIT = 2000;
@@ -205,6 +205,13 @@ export const grepTool = defineTool({
       exact = exact && v.exact;
       if (v.hardlinked) notes.push(`${v.hardlinked} matching file(s) with several hard links were left out (paths.allow_hardlinks is off).`);
       if (v.moved) notes.push(`${v.moved} matching file(s) changed place during the search and were left out.`);
+      if (rp.kind === 'dir') {
+        let pat: JsPattern | null = null;
+        if (q.mode !== 'content') try { pat = toJsPattern(q); } catch { /* rg-only syntax */ }
+        const c = await confirmContent(hits, rp.abs, offset + limit, { mode: q.mode, pat, multiline: q.multiline });
+        hits = c.hits;
+        if (c.changed) notes.push(`${c.changed} matching file(s) changed during the search and were left out.`);
+      }
     }
 
     const base = rp.display;

@@ -1,5 +1,8 @@
-import { lstatSync } from 'node:fs';
-import type { FileHit } from './types.js';
+import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { OPEN_FLAGS } from './fallback.js';
+import type { JsPattern } from './regex.js';
+import { cutLine, decodeForSearch, searchText } from './search-text.js';
+import type { FileHit, OutputMode } from './types.js';
 
 /**
  * Checks files ripgrep reported before anything about them is returned: still a regular file
@@ -20,6 +23,14 @@ export interface Verified {
 }
 
 const SLICE = 512;
+const HAS_PROC_FD = process.platform === 'linux';
+
+/** The descriptor is the real file at `expected` (Linux: its /proc link; elsewhere path and inode agree). */
+function descriptorIsSync(fd: number, expected: string, ino: number): boolean {
+  if (HAS_PROC_FD) return readlinkSync(`/proc/self/fd/${fd}`) === expected;
+  return realpathSync(expected) === expected && statSync(expected).ino === ino;
+}
+const CONFIRM_WINDOW = 64;
 
 export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { allowHardlinks: boolean; need: number; budget: number; itemsOf: (h: FileHit) => number; isFileRoot: boolean }): Promise<Verified> {
   if (opts.isFileRoot) return { hits: sorted, exact: true, hardlinked: 0, moved: 0 };
@@ -61,4 +72,61 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
     else moved++;
   }
   return { hits: out, exact: i >= sorted.length, hardlinked, moved };
+}
+
+/**
+ * ripgrep walks by path name, so a folder swapped for a symlink and back while it ran could
+ * have fed it a file from outside. Before entries are returned, each file on the page is opened
+ * here (no symlink at the end, descriptor checked to be the real in-workspace file): every
+ * returned line must be what that file holds at that line number, and for names and counts the
+ * file must match (as often) — so nothing about an outside file's content reaches the result.
+ */
+export async function confirmContent(sorted: FileHit[], rootAbs: string, need: number, check: { mode: OutputMode; pat: JsPattern | null; multiline: boolean }): Promise<{ hits: FileHit[]; changed: number }> {
+  const base = rootAbs === '/' ? '' : rootAbs;
+  // Synchronous calls: five syscalls a file cost microseconds, the thread pool tens of them.
+  const confirm = (h: FileHit): boolean => {
+    const abs = h.rel === '' ? rootAbs : `${base}/${h.rel}`;
+    let fd = -1;
+    try {
+      fd = openSync(abs, OPEN_FLAGS);
+      const st = fstatSync(fd);
+      if (!st.isFile() || !descriptorIsSync(fd, abs, st.ino)) return false;
+      const buf = Buffer.allocUnsafe(st.size);
+      let n = 0;
+      while (n < st.size) {
+        const got = readSync(fd, buf, n, st.size - n, n);
+        if (got === 0) break;
+        n += got;
+      }
+      const text = decodeForSearch(buf.subarray(0, n));
+      if (text === null) return false;
+      if (check.mode === 'content') {
+        const lines = text.split('\n');
+        return h.records.every((r) => r.text.split('\n').every((t, k) => lines[r.line - 1 + k] !== undefined && cutLine(lines[r.line - 1 + k]!) === t));
+      }
+      if (!check.pat) return true; // a pattern only ripgrep can run: the folder and lstat checks stand alone
+      // Names and counts: the real file must match (as often) under the translated pattern.
+      const found = searchText(text, check.pat, check.multiline, check.mode, 0);
+      return check.mode === 'files_with_matches' ? !!found : found?.count === h.count;
+    } catch {
+      return false;
+    } finally {
+      if (fd >= 0) closeSync(fd);
+    }
+  };
+  const out: FileHit[] = [];
+  let items = 0;
+  let changed = 0;
+  let i = 0;
+  while (i < sorted.length && items < need) {
+    // A window at a time, in parallel; sized by what is still needed (a file gives at least one item).
+    const batch = sorted.slice(i, i + Math.min(CONFIRM_WINDOW, Math.max(1, need - items)));
+    if (i > 0) await new Promise<void>((r) => setImmediate(r));
+    const oks = batch.map(confirm);
+    oks.forEach((ok, k) => {
+      if (ok) { out.push(batch[k]!); items += check.mode === 'content' ? batch[k]!.records.length : 1; } else changed++;
+    });
+    i += batch.length;
+  }
+  return { hits: out.concat(sorted.slice(i)), changed };
 }
