@@ -8,6 +8,7 @@ import { buildEnv } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
 import { Running } from './run.js';
 import { bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
+import { MAX_SECRET_MOUNTS, scanSecrets } from './secret-scan.js';
 
 export interface LaunchInput {
   command: string;
@@ -52,7 +53,14 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   let release = () => {};
   if (choice.backend === 'bwrap') {
     const rules = ctx.workspace.rules;
+    const secrets = await scanSecrets(ctx.workspace.roots, rules);
+    if (secrets.incomplete || secrets.paths.length > MAX_SECRET_MOUNTS) {
+      throw new ToolError('ToolNotAllowed', secrets.incomplete
+        ? 'The workspace is too large to find every secret file (paths.deny) to mask in the sandbox; install ripgrep or use a smaller workspace.'
+        : `The workspace holds ${secrets.paths.length} secret files (paths.deny), more than the sandbox masks (${MAX_SECRET_MOUNTS}); move them out or narrow the workspace.`);
+    }
     const b = bwrapArgs({
+      secretPaths: secrets.paths,
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
       protectedAbs: rules.protectedAbs, extraDeny: ctx.policy.data.paths.deny, extraProtect: ctx.policy.data.paths.protect,
     }, argv);

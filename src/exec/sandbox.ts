@@ -64,6 +64,8 @@ export interface SandboxSpec {
   /** Extra deny / protect patterns from the policy (literal ones are bound; globs are best effort). */
   extraDeny: string[];
   extraProtect: string[];
+  /** Secrets found anywhere inside the roots (scanSecrets): masked too. */
+  secretPaths?: string[];
 }
 
 function kindOf(p: string): 'file' | 'dir' | null {
@@ -102,6 +104,7 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
       for (const n of readdirSync(r)) if (/^\.env\./.test(n) || /\.(pem|key)$/.test(n)) mask(path.join(r, n));
     } catch { /* unreadable root: bwrap will say so */ }
     for (const p of extraDeny) mask(path.join(r, p));
+    for (const p of s.secretPaths ?? []) if (p.startsWith(r + '/')) mask(p);
     const prot: Array<[string, 'file' | 'dir']> = [...PROTECTED_IN_ROOT, ...extraProtect.map((p): [string, 'dir'] => [p, 'dir'])];
     for (const [rel, kind] of prot) {
       const p = path.join(r, rel);
