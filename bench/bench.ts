@@ -75,8 +75,8 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
     if (tg.tools.has('glob')) {
       let counts = '';
       const t = await timeRuns(reps, async () => {
-        const r = await callOk(tg, 'glob', { pattern: '**/*.ts', limit: 1_000_000 });
-        counts = `toolgate ${((r.data as { files?: unknown[] })?.files ?? []).length}`;
+        const r = await callOk(tg, 'glob', { pattern: '**/*.ts', limit: 10_000 });
+        counts = `toolgate ${String((r.data as { total?: number })?.total ?? ((r.data as { files?: unknown[] })?.files ?? []).length)}`;
       });
       const f = skip.has('fs-glob') ? [] : await timeRuns(reps, async () => {
         const r = await callOk(fsS, 'search_files', { path: root, pattern: '**/*.ts' });
@@ -87,7 +87,7 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
     }
     if (tg.tools.has('grep')) {
       const needle = info ? NEEDLE : 'TODO';
-      const args = { pattern: needle, fixed_strings: true, output_mode: 'content', head_limit: 100_000 };
+      const args = { pattern: needle, fixed_strings: true, output_mode: 'content', head_limit: 2000 };
       const t = await timeRuns(reps, () => callOk(tg, 'grep', args));
       const fb = await timeRuns(reps, () => callOk(tgFallback, 'grep', args));
       const b = rgPath ? await timeRuns(reps, () => run(rgPath, ['-n', '--no-heading', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null)) : [];
