@@ -1,6 +1,7 @@
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
 
 const CONTEXT = 3;
+const BLOCK = 4096;
 /** Beyond this many changed lines the minimal diff is not worth its cost (Myers is O(N·D)). */
 const MAX_EDIT_LENGTH = 400;
 
@@ -69,11 +70,16 @@ function linesBack(text: string, at: number, n: number): number {
  */
 export function diffTexts(oldName: string, newName: string, oldText: string, newText: string): StructuredPatch {
   const min = Math.min(oldText.length, newText.length);
+  // Whole blocks first (a native string compare), then character by character.
   let p = 0;
+  while (p + BLOCK <= min && oldText.slice(p, p + BLOCK) === newText.slice(p, p + BLOCK)) p += BLOCK;
   while (p < min && oldText.charCodeAt(p) === newText.charCodeAt(p)) p++;
   if (p === oldText.length && p === newText.length) return { oldFileName: oldName, newFileName: newName, oldHeader: '', newHeader: '', hunks: [] };
   let s = 0;
-  while (s < min - p && oldText.charCodeAt(oldText.length - 1 - s) === newText.charCodeAt(newText.length - 1 - s)) s++;
+  const oe = oldText.length;
+  const ne = newText.length;
+  while (s + BLOCK <= min - p && oldText.slice(oe - s - BLOCK, oe - s) === newText.slice(ne - s - BLOCK, ne - s)) s += BLOCK;
+  while (s < min - p && oldText.charCodeAt(oe - 1 - s) === newText.charCodeAt(ne - 1 - s)) s++;
   const start = linesBack(oldText, p, CONTEXT);
   const endOld = afterNewlines(oldText, oldText.length - s, CONTEXT + 1);
   const endNew = endOld - oldText.length + newText.length;

@@ -48,7 +48,14 @@ export interface FileChangeData {
 }
 
 /** Turns what is on disk (null: a new file) into the new bytes, or throws a ToolError. */
-export type Transform<X> = (current: Current | null) => { buf: Buffer; extra: X; lineEndings: TextFile['eol'] };
+export type Transform<X> = (current: Current | null) => {
+  buf: Buffer;
+  extra: X;
+  lineEndings: TextFile['eol'];
+  /** The decoded old and new text when the transform has them (saves decoding a large file again for the diff). */
+  before?: TextFile | null;
+  after?: TextFile | null;
+};
 
 export interface SingleFileOptions {
   verb: string;
@@ -124,12 +131,13 @@ export async function executeFileChange<A extends FileChangeArgs, X>(args: A, pl
     const { current, outcome } = await currentFor(plan, rp, ws, max);
     if (rp.exists && !current) throw new ToolError('NotFound', `${rp.display} was deleted since the call was planned; nothing was written.`, { details: { path: rp.display } });
     checkFresh(rp, current, ctx.session, args.expected_sha256);
-    const { buf, extra, lineEndings } = (outcome as ReturnType<Transform<X>> | undefined) ?? transform(current);
+    const t = (outcome as ReturnType<Transform<X>> | undefined) ?? transform(current);
+    const { buf, extra, lineEndings } = t;
     if (buf.length > max) {
       throw new ToolError('FileTooLarge', `The new content of ${rp.display} is ${buf.length} bytes, over the ${max}-byte limit (limits.max_file_bytes).`);
     }
-    const before = current ? tryDecodeText(current.buf) : null;
-    const after = tryDecodeText(buf);
+    const before = t.before !== undefined ? t.before : current ? tryDecodeText(current.buf) : null;
+    const after = t.after !== undefined ? t.after : tryDecodeText(buf);
     const bothCrlf = before?.eol === 'crlf' && after?.eol === 'crlf';
     const unchanged = !!current && current.buf.equals(buf);
     const { diff, stats } = unchanged ? { diff: '', stats: { added: 0, removed: 0 } } : unifiedDiff([{

@@ -26,7 +26,7 @@ export function editTransform(args: { old_string: string; new_string: string; re
     const file = decodeText(current!.buf, display);
     const { text, outcomes } = applyEdits(file, [args], display);
     const o = outcomes[0]!;
-    return { buf: encodeText(text, file.bom), extra: { replacements: o.replacements, lines: o.lines }, lineEndings: file.eol };
+    return { buf: encodeText(text, file.bom), extra: { replacements: o.replacements, lines: o.lines }, lineEndings: file.eol, before: file, after: { ...file, text } };
   };
 }
 

@@ -31,7 +31,7 @@ function transform(edits: EditSpec[], display: string) {
   return (current: Current | null) => {
     const file = decodeText(current!.buf, display);
     const { text, outcomes } = applyEdits(file, edits, display);
-    return { buf: encodeText(text, file.bom), extra: { edits: outcomes }, lineEndings: file.eol };
+    return { buf: encodeText(text, file.bom), extra: { edits: outcomes }, lineEndings: file.eol, before: file, after: { ...file, text } };
   };
 }
 

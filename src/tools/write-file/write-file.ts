@@ -31,6 +31,7 @@ export const writeFileTool = defineTool({
     let text = args.content;
     if (before?.eol === 'crlf' && !text.includes('\r\n')) text = toCrlf(toLf(text));
     const buf = encodeText(text, before?.bom === true && !text.startsWith('\uFEFF'));
-    return { buf, extra: {}, lineEndings: tryDecodeText(buf)?.eol ?? 'none' };
+    const after = tryDecodeText(buf);
+    return { buf, extra: {}, lineEndings: after?.eol ?? 'none', before, after };
   }),
 });
