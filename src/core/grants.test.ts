@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { grantToRule, grantsAsYaml, proposeGrants } from './grants.js';
 import type { PlanTarget, ResolvedPath } from './types.js';
+import { policyFromYaml } from '../testing/helpers.js';
 
 const p = (rel: string, kind: ResolvedPath['kind'] = 'file', access: 'write' | 'delete' = 'write'): PlanTarget =>
   ({ kind: 'path', access, path: { input: rel, abs: `/ws/${rel}`, display: rel, rootIndex: 0, relToRoot: rel, exists: true, kind } });
@@ -36,4 +37,12 @@ test('a plain directory target (no entries under it in the call) gets no /** gra
 
 test('the replay rule is YAML naming the tool and path', () => {
   assert.equal(grantsAsYaml(proposeGrants('edit_file', [p('src/a.ts')])), '- tool: edit_file\n  path: "src/a.ts"\n  decision: allow');
+});
+
+test('a replay rule for a top-level file is anchored to the root', () => {
+  const yaml = grantsAsYaml([{ tool: 'write_file', path: 'a.txt', granted_at: '' }]);
+  assert.match(yaml, /path: "\/a\.txt"/);
+  const rule = policyFromYaml(`rules:\n${yaml.replace(/^/gm, '  ')}\n`).rules[0]!;
+  assert.equal(rule.path!('a.txt'), true);
+  assert.equal(rule.path!('sub/a.txt'), false);
 });

@@ -81,7 +81,9 @@ export function describeGrant(g: Grant): string {
 export function grantsAsYaml(grants: Grant[]): string {
   return grants.map((g) => {
     const lines = [`- tool: ${g.tool}`];
-    if (g.path) lines.push(`  path: ${JSON.stringify(g.path)}`);
+    // A pattern without a slash would match that name at any depth (gitignore); a leading
+    // slash anchors it to the root, so the rule allows exactly what was asked about.
+    if (g.path) lines.push(`  path: ${JSON.stringify(g.path.includes('/') || g.path === '**' ? g.path : `/${g.path}`)}`);
     if (g.command) lines.push(`  command: [${JSON.stringify(g.command.join(' '))}]`);
     if (g.domain) lines.push(`  domain: ${JSON.stringify(g.domain)}`);
     lines.push('  decision: allow');
