@@ -201,3 +201,66 @@ const remove = [
 
 export const CREATE_PAYLOADS = create;
 export const REMOVE_PAYLOADS = remove;
+
+/**
+ * Bypasses found by the independent review (they got through at the time), judged under a ci
+ * policy that also allows `git log` and `grep` (src/e2e/bypass-fixes.test.ts).
+ */
+export const FIX_CREATE_PAYLOADS = [
+  // 1. arithmetic and subscript evaluation runs code held in values
+  "echo ok; [[ -v 'a[$''(touch canary)]' ]]",
+  "[[ 'a[$''(touch canary)]' -eq 0 ]]; echo ok",
+  "echo ok; [[ -v $'a[\\x24(touch canary)]' ]]",
+  'echo ok; [[ -v a\\[\\$\\(touch\\ canary\\)\\] ]]',
+  "echo $(( $(echo -e 'a[\\x24(touch canary)]') ))",
+  "echo $(( $(git log -1 --format='a[%x24(touch canary)]') ))",
+  "echo() { builtin echo $(( $1 )); }; echo 'a[$(touch canary)]'",
+  "echo() { builtin echo $[ $1 ]; }; echo 'a[$(touch canary)]'",
+  "echo() { builtin echo ${a[$1]}; }; echo 'x[$(touch canary)]'",
+  "ls() { echo ${!1}; }; ls 'a[$(touch canary)]'",
+  "echo() { builtin echo \"${1@P}\"; }; echo '$(touch canary)'",
+  "ls() { [[ $1 -eq 0 ]]; }; ls 'a[$(touch canary)]'",
+  "echo 'a[$(touch canary)]'; echo $(( $_ ))",
+  "echo 'a[$(touch canary)]'; (( _ ))",
+  "[[ 'a[$(touch canary)]' =~ (.*) ]]; echo $(( BASH_REMATCH ))",
+  "echo ${x:='a[$(touch canary)]'} $((x))",
+  "echo ${x:='a[$(touch canary)]'} ${a[x]}",
+  "echo 'a[$(touch canary)]'; echo ${a[$_]}",
+  "echo 'a[$(touch canary)]'; echo ${HOME:$_:1}",
+  "echo 'a[$(touch canary)]'; for ((i=_; i<1; i++)); do echo; done",
+  "echo 'a[$(touch canary)]'; [[ $_ -eq 0 ]]",
+  // 2./3. redirects the grammar nests in a heredoc or on a function definition
+  'cat <<EOF > canary\nhi\nEOF',
+  'cat <<EOF >> canary\nhi\nEOF',
+  'cat <<EOF 2> canary\nhi\nEOF',
+  'echo $(cat <<EOF >canary\nhi\nEOF\n)',
+  'cat <<EOF >/dev/tcp/127.0.0.1/9\nhi\nEOF',
+  'cat <<EOF >.git/hooks/pre-commit\n#!/bin/sh\nEOF',
+  'ls() { pwd; } > canary; ls',
+  // 4. words after a redirect target are arguments in bash
+  'git log >/dev/null --output=canary',
+  "git log -1 '--format=[core]%n%x09fsmonitor = \"touch canary; false\"' >/dev/null --output=.git/config; git status",
+  'echo ok 2>&1 --output=canary',
+  // 5. heredoc delimiters bash ends differently from the grammar
+  "cat <<$'E'\nE\ntouch canary\n$'E'",
+  "cat <<E''\nE\ntouch canary\nE''",
+  "echo ok; cat <<E$'F'\nEF\ntouch canary\nE$'F'",
+  'cat <<$"E"\nE\ntouch canary\n$"E"',
+];
+
+/** Reads of secrets that only the sandbox masks: refused when it is off. */
+export const FIX_SECRET_PAYLOADS = [
+  'cat .en?',
+  'cat 2>/dev/null .env',
+  'echo $(<.en?)',
+  'cat $(echo .env)',
+  'grep --file=.env -r .',
+  'grep -f.env README.md',
+  'grep -r top .',
+  'grep -R top',
+  'cat $HOME/.ssh/id_rsa',
+  'cat /proc/$PPID/environ',
+  'cat /proc/self/environ',
+  'cat < /proc/self/environ',
+  'cat ../../../../../../etc/passwd',
+];

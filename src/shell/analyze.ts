@@ -43,8 +43,14 @@ export function analyzeCommand(parser: ShellParser, text: string, depth = 0): An
     out.parts.push({ words: [unknown(text)], text, deny_reason: 'the command holds a NUL byte' });
     return out;
   }
-  const root = parser.parse(text);
-  for (const raw of collectCommands(root)) judgeRaw(parser, raw, depth, out);
+  try {
+    const root = parser.parse(text);
+    for (const raw of collectCommands(root)) judgeRaw(parser, raw, depth, out);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    // A stack overflow on a pathological line: refuse it rather than fail the call.
+    return { parts: [{ words: [unknown(text.slice(0, 200))], text: text.slice(0, 200), deny_reason: 'the command is too deeply nested to analyse' }], files: [], dirs: [] };
+  }
   return out;
 }
 
@@ -73,6 +79,10 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
 
   if (prog === 'eval' || prog === 'source' || prog === '.') {
     push(words, `${prog} runs text as code, which cannot be judged before it runs`);
+    return;
+  }
+  if (prog === 'builtin') {
+    push(words, 'builtin is not allowed: it is only needed to reach a builtin past a function, and functions are refused');
     return;
   }
   if (prog === 'cd' || prog === 'pushd') {

@@ -49,14 +49,14 @@ function redirectOf(node: SyntaxNode): Redirect | null {
   return { op, target };
 }
 
-function rawOf(node: SyntaxNode, redirects: Redirect[]): RawCommand {
-  const cmd: RawCommand = { assigns: [], words: [], redirects: [...redirects], text: node.text };
+function rawOf(node: SyntaxNode): RawCommand {
+  const cmd: RawCommand = { assigns: [], words: [], redirects: [], text: node.text };
   for (let i = 0; i < node.childCount; i++) {
     const c = node.child(i);
     if (!c) continue;
     const field = node.fieldNameForChild(i);
     if (c.type === 'variable_assignment') cmd.assigns.push(wordOf(c));
-    else if (REDIRECT_TYPES.has(c.type)) { const r = redirectOf(c); if (r) cmd.redirects.push(r); }
+    else if (REDIRECT_TYPES.has(c.type)) continue;
     else if (c.type === 'command_name') cmd.words.push(wordOf(c.namedChildren[0] ?? c));
     else if (field === 'argument' || c.isNamed) cmd.words.push(wordOf(c));
   }
@@ -77,7 +77,8 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
   const deny = (node: SyntaxNode, why: string) =>
     out.push({ assigns: [], words: [{ text: node.text.slice(0, 200), literal: false }], redirects: [], text: node.text.slice(0, 200), deny_reason: why });
 
-  const visit = (node: SyntaxNode, pendingRedirects: Redirect[]): void => {
+  const visit = (node: SyntaxNode, level: number): void => {
+    if (level > MAX_NESTING) { deny(node, `the command is nested more than ${MAX_NESTING} levels deep`); return; }
     if (node.isMissing) { deny(node, `the command is incomplete (missing "${node.type}")`); return; }
     if (!node.isNamed) return;
     if (node.type === 'ERROR') { deny(node, 'the command does not parse as bash'); return; }
@@ -98,18 +99,42 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
       return;
     }
     switch (node.type) {
-      case 'redirected_statement': {
-        const reds: Redirect[] = [];
-        for (const c of node.children) if (c && REDIRECT_TYPES.has(c.type)) { const r = redirectOf(c); if (r) reds.push(r); }
-        const body = node.childForFieldName('body');
-        // Redirects on a compound statement apply to everything in it: judge them once, as their own part.
-        if (!body || body.type !== 'command') out.push({ assigns: [], words: [], redirects: reds, text: node.text });
-        for (const c of node.children) if (c) visit(c, body && c.id === body.id && body.type === 'command' ? reds : []);
-        return;
-      }
       case 'command':
-        out.push(rawOf(node, pendingRedirects));
+        out.push(rawOf(node));
         break;
+      case 'file_redirect': {
+        // Every redirect is judged where it stands, whatever holds it (a command, a compound
+        // statement, a function definition, a heredoc line): the grammar nests them in odd places.
+        const dests = node.childrenForFieldName('destination').filter((d): d is SyntaxNode => !!d);
+        if (dests.length > 1) {
+          deny(node, 'words after a redirect target (`cmd >f arg`): bash passes them to the command; put redirects at the end');
+          return;
+        }
+        const r = redirectOf(node);
+        if (r) out.push({ assigns: [], words: [], redirects: [r], text: node.text });
+        break;
+      }
+      case 'heredoc_start':
+        // bash and the grammar only agree on plain delimiters: WORD, 'WORD', "WORD", \WORD.
+        if (!/^([A-Za-z0-9_-]+|'[A-Za-z0-9_-]+'|"[A-Za-z0-9_-]+"|\\[A-Za-z0-9_-]+)$/.test(node.text)) {
+          deny(node, 'a heredoc delimiter other than WORD, \'WORD\', "WORD" or \\WORD: the parser and bash may end it differently');
+          return;
+        }
+        break;
+      case 'function_definition':
+        deny(node, 'function definitions are not allowed in a command line (a function can shadow an allowed command)');
+        break;
+      case 'c_style_for_statement':
+        deny(node, 'C-style for loops evaluate arithmetic on variables, which can run code held in their values; use `for x in 1 2 3`');
+        break;
+      case 'compound_statement':
+        if (node.child(0)?.type === '((' && !arithmeticSafe(node, 1)) deny(node, ARITH_REASON);
+        break;
+      case 'expansion': {
+        const why = expansionRisk(node);
+        if (why) deny(node, why);
+        break;
+      }
       case 'variable_assignment':
         // Standalone (not the prefix of a command): it changes PATH, IFS… for what follows.
         if (node.parent?.type !== 'command') out.push({ assigns: [], words: [wordOf(node)], redirects: [], text: node.text });
@@ -118,13 +143,18 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
       case 'unset_command':
         out.push({ assigns: [], words: node.children.filter((c): c is SyntaxNode => !!c).map((c) => c.isNamed ? wordOf(c) : { text: c.type, literal: true }), redirects: [], text: node.text });
         break;
-      case 'test_command':
       case 'arithmetic_expansion':
+        if (!arithmeticSafe(node, 1)) deny(node, ARITH_REASON);
+        break;
+      case 'test_command': {
+        const why = testRisk(node);
+        if (why) deny(node, why);
         // `[[ -v 'a[$(cmd)]' ]]`: bash evaluates subscripts of names, running code held in quoted text.
         if (node.descendantsOfType(['raw_string', 'string_content', 'ansi_c_string']).some((d) => d && /\$\(|`/.test(d.text))) {
           out.push({ assigns: [], words: [{ text: `${node.text.slice(0, 200)} (quoted code in a test or arithmetic)`, literal: false }], redirects: [], text: node.text });
         }
         break;
+      }
       case 'for_statement': {
         // A loop variable holding `$(…)` or backticks can run code when used in arithmetic.
         const values = node.childrenForFieldName('value').filter((v): v is SyntaxNode => !!v).map(wordOf);
@@ -134,9 +164,9 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
         break;
       }
     }
-    for (const c of node.children) if (c) visit(c, []);
+    for (const c of node.children) if (c) visit(c, level + 1);
   };
-  visit(root, []);
+  visit(root, 0);
   for (const pos of joiningContinuations(root.text)) {
     let n: SyntaxNode | null = root.descendantForIndex(pos);
     let quoted = false;
@@ -144,6 +174,82 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
     if (!quoted) deny(root, 'a backslash next to a newline that the parser and bash read differently');
   }
   return out;
+}
+
+/** Syntax nodes deeper than this are refused (a deep tree would exhaust the stack). */
+const MAX_NESTING = 300;
+
+const ARITH_REASON = 'arithmetic on anything but literal integers: bash evaluates variable values and array subscripts in it, which can run code (`a[$(cmd)]`)';
+const ARITH_NODES = new Set(['binary_expression', 'unary_expression', 'parenthesized_expression', 'ternary_expression']);
+const isInteger = (t: string) => /^-?([0-9]+|0[xX][0-9a-fA-F]+)$/.test(t);
+
+/**
+ * True when every operand of the arithmetic node (children from `from` on) is a literal
+ * integer. Names are refused too: bash evaluates a variable's value as an expression, and
+ * values come from places an allowed command can set (`$_`, BASH_REMATCH, `${x:=…}`, read).
+ */
+function arithmeticSafe(node: SyntaxNode, from: number): boolean {
+  const ok = (n: SyntaxNode): boolean => {
+    if (!n.isNamed) return !['=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '^=', '|=', '++', '--', ','].includes(n.type);
+    if (n.type === 'number') return isInteger(n.text);
+    if (n.type === 'comment') return true;
+    if (!ARITH_NODES.has(n.type)) return false;
+    return n.children.every((c) => !c || ok(c));
+  };
+  for (let i = from; i < node.childCount; i++) {
+    const c = node.child(i);
+    if (!c) continue;
+    if (!c.isNamed) { if (['))', ']', ')', '$((', '$[', '(('].includes(c.type)) continue; if (!ok(c)) return false; continue; }
+    if (!ok(c)) return false;
+  }
+  return true;
+}
+
+/** `${…}` forms that evaluate arithmetic, follow a name held in a value, run prompt expansion or assign. */
+function expansionRisk(node: SyntaxNode): string | null {
+  const kids = node.children.filter((c): c is SyntaxNode => !!c);
+  for (let i = 0; i < kids.length; i++) {
+    const c = kids[i]!;
+    if (c.type === '!' && i === 1) return '${!…} reads a variable named by a value, whose subscript bash evaluates (it can run code)';
+    if (c.type === '@') return '${…@op} transformations (@P runs prompt expansion, which can run code) are not allowed';
+    if (c.type === '=' || c.type === ':=') return '${x:=…} assigns a variable inside an expansion; write the assignment as its own command';
+    if (c.type === 'subscript') {
+      const idx = c.namedChildren.filter((k): k is SyntaxNode => !!k).slice(1);
+      const t = idx.map((k) => k.text).join('');
+      if (!(idx.length === 1 && (t === '@' || t === '*' || isInteger(t)))) return `the array subscript in ${node.text.slice(0, 80)} is evaluated as arithmetic, which can run code; use a literal integer`;
+    }
+    if (c.type === ':' && !c.isNamed) {
+      // ${x:offset:length}: both are arithmetic.
+      for (const k of kids.slice(i + 1)) {
+        if (!k.isNamed) { if (k.type === ':' || k.type === '}') continue; return `the offset in ${node.text.slice(0, 80)} is evaluated as arithmetic`; }
+        if (!((k.type === 'number' && isInteger(k.text)) || (k.type === 'unary_expression' && arithmeticSafe(k, 0)))) return `the offset in ${node.text.slice(0, 80)} is evaluated as arithmetic, which can run code; use literal integers`;
+      }
+      break;
+    }
+  }
+  return null;
+}
+
+const ARITH_TEST = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+
+/** `[[ … ]]` forms that evaluate a value as arithmetic or as a variable name (with a subscript). */
+function testRisk(node: SyntaxNode): string | null {
+  // An operator the grammar left as a plain word: refuse rather than guess how bash reads it.
+  if (node.descendantsOfType('word').some((w) => !!w && /^-(eq|ne|lt|le|gt|ge|v|R)$/.test(w.text))) return `[[ … ]] with an operator the parser read as a word`;
+  for (const op of node.descendantsOfType('test_operator')) {
+    if (!op) continue;
+    const sibs = (op.parent?.namedChildren ?? []).filter((k): k is SyntaxNode => !!k && k.id !== op.id);
+    if (ARITH_TEST.has(op.text)) {
+      if (!sibs.every((k) => { const w = wordOf(k); return w.literal && isInteger(w.text); })) {
+        return `[[ … ${op.text} … ]] evaluates its operands as arithmetic, which can run code; compare literal integers only`;
+      }
+    } else if (op.text === '-v' || op.text === '-R') {
+      if (!sibs.every((k) => { const w = wordOf(k); return w.literal && /^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text); })) {
+        return `[[ ${op.text} … ]] with anything but a plain variable name evaluates a subscript, which can run code`;
+      }
+    }
+  }
+  return null;
 }
 
 const TEXT_LEAVES = new Set(['word', 'regex', 'string_content', 'heredoc_content', 'extglob_pattern']);

@@ -14,7 +14,6 @@ export const WRAPPERS: Record<string, OptionSpec & { lookupOnly?: string[] }> = 
   stdbuf: { withArg: ['-i', '-o', '-e', '--input', '--output', '--error'] },
   command: { flags: ['-p', '-v', '-V'], lookupOnly: ['-v', '-V'] },
   exec: { flags: ['-c', '-l'], withArg: ['-a'] },
-  builtin: {},
   time: { flags: ['-p'] },
   setsid: { flags: ['-c', '--ctty', '-f', '--fork', '-w', '--wait'] },
   ionice: { withArg: ['-c', '--class', '-n', '--classdata'], flags: ['-t', '--ignore'], refuse: ['-p', '--pid', '-P', '--pgid', '-u', '--uid'] },
