@@ -71,13 +71,21 @@ function replayDetails(input: ApprovalInput, grants: Grant[], why: string) {
 
 /** The question as the user sees it: what, why, the exact arguments, and what a session grant covers. */
 export function approvalMessage(input: ApprovalInput, grants: Grant[]): string {
+  // The arguments come first and every line that shows model-chosen text is escaped, so a
+  // file name with newlines or bidi controls cannot draw fake lines into the form.
   return [
     `toolgate: allow ${input.tool.title} (${input.tool.name}, ${input.tool.risk} risk)?`,
-    input.plan.summary,
-    `Why asked: ${input.verdict.rule}`,
     `Arguments (exactly what will run): ${JSON.stringify(input.args)}`,
-    `"Allow for this session" grants: ${grants.map(describeGrant).join('; ')}`,
+    `What it does: ${oneLine(input.plan.summary)}`,
+    `Why asked: ${oneLine(input.verdict.rule)}`,
+    `"Allow for this session" grants: ${oneLine(grants.map(describeGrant).join('; '))}`,
   ].join('\n');
+}
+
+/** Control, line-separator and bidi characters shown as escapes. */
+export function oneLine(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**

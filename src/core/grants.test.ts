@@ -46,3 +46,33 @@ test('a replay rule for a top-level file is anchored to the root', () => {
   assert.equal(rule.path!('a.txt'), true);
   assert.equal(rule.path!('sub/a.txt'), false);
 });
+
+const target = (abs: string, access = 'write') => ({ access, path: { abs } });
+
+test('a grant for a quoted name does not cover the name without quotes', () => {
+  const [g] = proposeGrants('write_file', [p('"run.sh')]);
+  const rule = grantToRule(g!, 0);
+  assert.equal(rule.pathTarget!(target('/ws/"run.sh')), true);
+  assert.equal(rule.pathTarget!(target('/ws/run.sh')), false);
+  assert.equal(rule.path!('run.sh'), false);
+});
+
+test('a grant in one root does not cover the same name in another root', () => {
+  const t: PlanTarget = { kind: 'path', access: 'write', path: { input: '/wsB/a.txt', abs: '/wsB/a.txt', display: '/wsB/a.txt', rootIndex: 1, relToRoot: 'a.txt', exists: true, kind: 'file' } };
+  const rule = grantToRule(proposeGrants('write_file', [t])[0]!, 0);
+  assert.equal(rule.pathTarget!(target('/wsB/a.txt')), true);
+  assert.equal(rule.pathTarget!(target('/wsA/a.txt')), false);
+});
+
+test('a grant to change a file does not cover deleting it', () => {
+  const rule = grantToRule(proposeGrants('apply_patch', [p('src/a.ts')])[0]!, 0);
+  assert.equal(rule.pathTarget!(target('/ws/src/a.ts', 'write')), true);
+  assert.equal(rule.pathTarget!(target('/ws/src/a.ts', 'delete')), false);
+});
+
+test('a recursive grant covers what is under the folder, not a sibling with the same prefix', () => {
+  const grants = proposeGrants('delete_file', [p('d', 'dir', 'delete'), p('d/x', 'file', 'delete')]);
+  const rules = grants.map(grantToRule);
+  assert.ok(rules.some((r) => r.pathTarget!(target('/ws/d/x/y', 'delete'))));
+  assert.ok(!rules.some((r) => r.pathTarget!(target('/ws/dd/x', 'delete'))));
+});

@@ -48,16 +48,22 @@ export function proposeGrants(tool: string, targets: PlanTarget[]): Grant[] {
     if (t.kind === 'path') {
       const rel = t.path.relToRoot;
       if (under(rel)) continue;
-      add({ tool, path: rel === '' ? '**' : escapeGlob(rel), granted_at: at });
-      if (t.path.kind === 'dir' && rel !== '' && hasChildren(rel)) add({ tool, path: `${escapeGlob(rel)}/**`, granted_at: at });
+      const base = { tool, abs: t.path.abs, access: accessKind(t.access), granted_at: at };
+      add({ ...base, path: rel === '' ? '**' : escapeGlob(rel), recursive: rel === '' ? true : undefined });
+      if (t.path.kind === 'dir' && rel !== '' && hasChildren(rel)) add({ ...base, path: `${escapeGlob(rel)}/**`, recursive: true });
     } else if (t.kind === 'command') add({ tool, command: commandPrefix(t.words), granted_at: at });
     else add({ tool, domain: t.host, granted_at: at });
   }
   return out;
 }
 
+/** Creating a file and changing it are one kind of grant (a file created once is then changed); deleting is another. */
+function accessKind(a: string): string {
+  return a === 'create' ? 'write' : a;
+}
+
 function escapeGlob(p: string): string {
-  return p.replace(/[*?[\]{}()!+@\\]/g, (c) => `\\${c}`);
+  return p.replace(/[*?[\]{}()!+@\\"']/g, (c) => `\\${c}`);
 }
 
 /**
@@ -67,11 +73,18 @@ function escapeGlob(p: string): string {
 export function grantToRule(g: Grant, index: number): CompiledRule {
   const rule = compileRule({ tool: g.tool, path: g.path, command: g.command?.join(' '), domain: g.domain, decision: 'allow' }, index, 'grant');
   if (g.path !== undefined) rule.path = g.path === '**' ? () => true : picomatch(g.path, { dot: true, nocase: CASE_INSENSITIVE_FS });
+  if (g.abs !== undefined) {
+    const abs = g.abs;
+    // Literal: no glob, no quoting rules, and the root is part of the path (several roots).
+    rule.pathTarget = (t) => (g.access === undefined || accessKind(t.access) === g.access)
+      && (t.path.abs === abs || (g.recursive === true && t.path.abs.startsWith(abs.endsWith('/') ? abs : `${abs}/`)));
+  }
   return rule;
 }
 
 export function describeGrant(g: Grant): string {
-  if (g.path) return `${g.tool} on ${g.path}`;
+  if (g.abs) return `${g.tool} (${g.access ?? 'any access'}) on ${JSON.stringify(g.abs)}${g.recursive ? ' and everything under it' : ''}`;
+  if (g.path) return `${g.tool} on ${JSON.stringify(g.path)}`;
   if (g.command) return `${g.tool}: commands starting "${g.command.join(' ')}"`;
   if (g.domain) return `${g.tool} to ${g.domain}`;
   return `${g.tool} (any arguments)`;

@@ -97,7 +97,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
       approval = await seekApproval({
         tool, args: parsed, plan, verdict, session, policy: rt.policy, signal,
         timeoutMs: rt.policy.data.approvals.timeout_ms,
-        replayCommand: [...rt.opts.replay.command, 'call', tool.name, '--args', shellQuote(JSON.stringify(plan.replay_args ?? parsed)), '--approve', ...rt.opts.replay.flags.map(shellQuote)].join(' '),
+        replayCommand: [...rt.opts.replay.command, 'call', tool.name, '--args', shellQuote(JSON.stringify(plan.replay_args ?? parsed)), '--approve', ...replayFlags(rt.opts.replay.flags, ws.roots).map(shellQuote)].join(' '),
         progress, requestId: meta.requestId,
       });
     }
@@ -136,6 +136,19 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     hashes: result?.hashes ?? {},
   });
   return { envelope, content: envelope.ok ? (result?.content ?? []) : [] };
+}
+
+/**
+ * The replay runs against this session's roots (narrowed by the client), not the server's
+ * ceiling: relative paths in the args mean the same files in the shell as in the form.
+ */
+function replayFlags(flags: string[], roots: string[]): string[] {
+  const out: string[] = roots.flatMap((r) => ['--workspace', r]);
+  for (let i = 0; i < flags.length; i++) {
+    if (flags[i] === '--workspace') { i++; continue; }
+    out.push(flags[i]!);
+  }
+  return out;
 }
 
 /** Renames old argument names (with a warning) and validates strictly; unknown keys are errors. */

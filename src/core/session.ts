@@ -12,6 +12,12 @@ export interface Grant {
   tool: string;
   /** Path glob (relative to a root) the grant covers, when it is about paths. */
   path?: string;
+  /** The real absolute path granted: a grant is matched on it (and its root), never by glob. */
+  abs?: string;
+  /** With abs: its contents too (a recursive delete). */
+  recursive?: boolean;
+  /** With abs: the kind of access granted (write, delete, …); a grant to change a file does not cover deleting it. */
+  access?: string;
   /** Command prefix tokens, when it is about a command. */
   command?: string[];
   domain?: string;

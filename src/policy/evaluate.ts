@@ -23,7 +23,10 @@ function ruleCovers(rule: CompiledRule, tool: string, t: PlanTarget | null): boo
   if (!rule.tool(tool)) return false;
   if (rule.toolOnly) return true;
   if (!t) return false;
-  if (t.kind === 'path') return !!rule.path && !rule.command && !rule.domain && rule.path(t.path.relToRoot);
+  if (t.kind === 'path') {
+    if (rule.pathTarget) return rule.pathTarget(t);
+    return !!rule.path && !rule.command && !rule.domain && rule.path(t.path.relToRoot);
+  }
   if (t.kind === 'command') return !!rule.command && !rule.path && !rule.domain && matchesAnyCommand(rule.command, t.words);
   return !!rule.domain && !rule.path && !rule.command && rule.domain(t.host);
 }

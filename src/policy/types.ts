@@ -17,6 +17,8 @@ export interface CompiledRule {
   /** Rule has no path/command/domain qualifier: it covers the whole tool. */
   toolOnly: boolean;
   path?: (relToRoot: string) => boolean;
+  /** Session grants: matched on the target itself (real path, access), not on a glob. */
+  pathTarget?: (t: { access: string; path: { abs: string } }) => boolean;
   command?: string[][];
   domain?: (host: string) => boolean;
   network?: boolean;

@@ -13,6 +13,10 @@ export const DEFAULT_PROTECT = [
   '**/.git/config', '**/.git/hooks/**', '**/.bashrc', '**/.zshrc', '**/.profile',
   '**/.bash_profile', '**/.gitconfig', '**/.mcp.json', '**/.claude/**', '**/.cursor/**',
   '**/.vscode/**', '**/.idea/**', '**/.codex/**', '**/.gemini/**',
+  // Beyond the spec's list: everything git reads as configuration or runs (.git/modules/*/config,
+  // .git/commondir, a `.git` file pointing elsewhere) can turn `git status` into code execution,
+  // and any toolgate state dir (another session's, an old one) holds audit logs.
+  '**/.git', '**/.toolgate',
 ];
 
 /** Case-insensitive file systems would let `.SSH` walk past a case-sensitive match. */

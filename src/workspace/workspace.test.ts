@@ -232,9 +232,13 @@ describe('protected paths are readable but never written, created or deleted', (
     ['.bashrc through an innocent file link', 'rc.txt', 'write'],
     ['.bashrc through sub/..', 'sub/../.bashrc', 'write'],
     ['a protected dir under a new dir', 'pkg/.vscode/settings.json', 'create'],
+    ['anything git reads: .git/HEAD', '.git/HEAD', 'write'],
+    ['a submodule config', '.git/modules/m/config', 'create'],
+    ['a .git file pointing git elsewhere', 'sub/.git', 'create'],
+    ['another toolgate state dir', 'old/.toolgate/audit.jsonl', 'create'],
   ];
   for (const [name, input, access] of rows) test(name, () => refused(input, access, DENIED));
-  test('an ordinary file beside them stays writable', () => admitted('.git/HEAD', 'write', '.git/HEAD').then(() => undefined));
+  test('an ordinary file beside them stays writable', () => admitted('.gitignore', 'create', '.gitignore').then(() => undefined));
 });
 
 describe('the state dir and policy file stay protected when named through a symlink', () => {
