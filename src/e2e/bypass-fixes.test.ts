@@ -48,7 +48,7 @@ for (const backend of ['none', 'bwrap']) {
   });
 }
 
-test('review fixes, backend none: secret reads are refused (no sandbox masks them)', { todo: 'secret reads without a sandbox' }, async () => {
+test('review fixes, backend none: secret reads are refused (no sandbox masks them)', async () => {
   const { dir, cleanup } = workspace();
   const h = new Harness([dir], { policy: policyFromYaml(policy('none')) });
   const leaks: string[] = [];

@@ -75,6 +75,12 @@ test('files: redirections and file-writing commands', () => {
   assert.deepEqual(files('cp s1 s2 d; mv m n; rm -f r; tee -a t; sed -i s/x/y/ f; touch z'), ['write d', 'read s1', 'read s2', 'write n', 'delete m', 'delete r', 'write t', 'write f', 'write z']);
   assert.deepEqual(files('cat a; grep pat b; head -n5 c'), ['read a', 'read b', 'read c']);
   assert.deepEqual(files('echo x 2>&1 >&2'), []);
+  assert.deepEqual(files('cat <<EOF > out\nhi\nEOF'), ['write out']);
+});
+
+test('files: recursive readers and file-valued options', () => {
+  assert.deepEqual(files('grep -rn pat src; grep -R x; rg y lib; grep -d recurse z d'), ['search src', 'search .', 'search lib', 'search z', 'search d']);
+  assert.deepEqual(files('grep --file=pats a; grep -fpats b'), ['read a', 'read pats', 'read b', 'read pats']);
 });
 
 test('decodeAnsiC handles escapes and refuses what it cannot model', () => {

@@ -1,6 +1,7 @@
 import type { CommandWord } from '../core/types.js';
 
-export type FileAccess = 'read' | 'list' | 'write' | 'delete';
+/** `search`: reads every file under a directory (grep -r, rg): only the OS sandbox hides the secrets in it. */
+export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete';
 
 /** A path a command names, and what it does to it. */
 export interface FileRef {
@@ -14,6 +15,11 @@ const READERS = new Set(['cat', 'head', 'tail', 'less', 'more', 'wc', 'sort', 'u
   'hexdump', 'base64', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'stat', 'nl', 'tac', 'bat', 'column', 'fold', 'paste', 'tr', 'source']);
 /** Readers whose first operand is a pattern or program, not a file (unless -e/-f gives it). */
 const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'awk', 'gawk', 'mawk', 'sed', 'jq', 'yq']);
+/** Readers that walk directories by default. */
+const RECURSIVE = new Set(['rg']);
+const GREPS = new Set(['grep', 'egrep', 'fgrep', 'rg']);
+/** `-fFILE` attached to a short-option cluster (grep, awk, sed, jq…). */
+const FILE_OPT = /^-[a-zA-Z]*f(.+)$/;
 const LISTERS = new Set(['ls', 'tree', 'du', 'find']);
 const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred']);
 const TOUCHERS = new Set(['touch', 'mkdir', 'truncate', 'mkfifo', 'mknod']);
@@ -64,9 +70,21 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
     const files = prog === 'perl' ? (inPlace ? ops.slice(scriptGiven ? 0 : 1) : []) : ops.slice(scriptGiven ? 0 : 1);
     add(files, inPlace ? 'write' : 'read');
   } else if (PATTERN_FIRST.has(prog)) {
-    const scriptGiven = hasOpt(words, /^(-e|-f|--regexp.*|--file.*)$/);
-    add(ops.slice(scriptGiven ? 0 : 1), 'read');
+    const scriptGiven = hasOpt(words, /^(-e|-f|--regexp.*|--file.*)$/) || hasOpt(words, /^-[a-zA-Z]*[ef].+$/);
+    const files = ops.slice(scriptGiven ? 0 : 1);
+    const recursive = RECURSIVE.has(prog) || (GREPS.has(prog) && hasOpt(words, /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/) || words.some((w, i) => /^(-d|--directories)$/.test(w.text) && words[i + 1]?.text === 'recurse'));
+    if (recursive) add(files.length ? files : [{ text: '.', literal: true }], 'search');
+    else add(files, 'read');
   } else if (READERS.has(prog)) add(ops, 'read');
+  if (READERS.has(prog) || PATTERN_FIRST.has(prog)) {
+    // Files named by an option value: grep --file=F / -fF, awk -fF, --exclude-from=F, dd-like forms.
+    for (const w of words.slice(1)) {
+      const t = w.text;
+      const eq = t.indexOf('=');
+      if (t.startsWith('--') && eq > 0 && /file|from/.test(t.slice(0, eq))) add([{ ...w, text: t.slice(eq + 1) }], 'read');
+      else if (!t.startsWith('--') && FILE_OPT.test(t)) add([{ ...w, text: t.replace(FILE_OPT, '$1') }], 'read');
+    }
+  }
   else if (LISTERS.has(prog)) add(prog === 'find' ? findStarts(words) : ops, 'list');
   // Options of otherwise read-only tools that write a file.
   const OUTPUT_OPTS: Record<string, RegExp> = {

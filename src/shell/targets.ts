@@ -13,6 +13,12 @@ export interface TargetOptions {
   home: string;
   /** True when the command runs in bubblewrap, whose /tmp is private and thrown away. */
   privateTmp: boolean;
+  /**
+   * True when an OS sandbox masks the secrets (default: privateTmp, i.e. bubblewrap). Without
+   * one, reads the text cannot pin down (globs, `$(…)`, recursive greps, paths outside the
+   * workspace) ask, and /proc/PID/environ & co are refused.
+   */
+  sandboxed?: boolean;
   /** Whether the policy lets this command reach the network (bash's /dev/tcp, /dev/udp). */
   network: boolean;
 }
@@ -44,11 +50,14 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
     dirs.push(lp === null ? null : path.resolve(o.cwd, lp));
   }
   const seen = new Set<string>();
+  const sandboxed = o.sandboxed ?? o.privateTmp;
   for (const f of a.files) {
     const lp = literalPath(f.word, o.home);
     const writes = f.access === 'write' || f.access === 'delete';
+    const reads = f.access === 'read' || f.access === 'search';
     if (lp === null) {
       if (writes) out.push(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${f.word.text} (a path known only when it runs)`));
+      else if (reads && !sandboxed) out.push(askPart(`${f.via} reads ${f.word.text} (a path known only when it runs, and no OS sandbox hides the secrets)`));
       continue;
     }
     const bases = path.isAbsolute(lp) ? [o.cwd] : dirs;
@@ -68,16 +77,23 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
   return out;
 }
 
+/** Per-process files that hold another process's secrets (environment, memory, open files). */
+const PROC_SECRET = /^\/proc\/[^/]+\/(task\/[^/]+\/)?(environ|mem|fd|fdinfo|map_files|root|cwd|cmdline|auxv)(\/|$)/;
+
 async function fileTarget(f: FileRef, abs: string, writes: boolean, o: TargetOptions): Promise<PlanTarget | null> {
   const label = `${f.via} ${f.access} ${f.word.text}`;
+  const sandboxed = o.sandboxed ?? o.privateTmp;
   if (/^\/dev\/(tcp|udp)\//.test(abs) && !o.network) return denyPart(label, 'bash network redirection, and the network is off for this command (sandbox.network / a rule with network: true)');
+  if (!sandboxed && PROC_SECRET.test(abs)) return denyPart(label, `${abs} exposes a process's environment or memory, and no OS sandbox isolates it`);
   try {
     const rp = await o.workspace.resolve(abs, f.access === 'delete' ? 'delete' : writes ? 'write' : f.access === 'list' ? 'list' : 'read');
+    if (f.access === 'search' && !sandboxed) return askPart(`${f.via} reads every file under ${rp.display} (secrets included: no OS sandbox hides them)`);
     return writes ? { kind: 'path', access: f.access === 'delete' ? 'delete' : 'write', path: rp } : null;
   } catch (e) {
     if (!isToolError(e)) throw e;
     if (e.code === 'PathTraversalBlocked') {
       if (o.workspace.rules.isDenied(null, abs)) return denyPart(label, `${abs} is on the secrets deny list (paths.deny)`);
+      if ((f.access === 'read' || f.access === 'search') && !sandboxed) return askPart(`${f.via} reads ${abs}, outside the workspace, and no OS sandbox hides the secrets there`);
       if (!writes) return null;
       if (o.privateTmp && (abs === '/tmp' || abs.startsWith('/tmp/'))) return null;
       return denyPart(label, `${abs} is outside the workspace; commands may only write inside it${o.privateTmp ? ' (or in the private /tmp)' : ''}`);

@@ -28,7 +28,7 @@ export async function planCommand(command: string, cwdArg: string | undefined, c
   const home = buildEnv(process.env, ctx.policy.data.env).HOME ?? os.homedir();
   const parts: PlanTarget[] = analysis.parts.map((p) => ({ kind: 'command', words: p.words, text: p.text }));
   const network = networkAllowed(ctx, { targets: parts, summary: '' });
-  const targets = await planTargets(analysis, { workspace: ctx.workspace, cwd: cwd.abs, home, privateTmp: backend.backend === 'bwrap', network });
+  const targets = await planTargets(analysis, { workspace: ctx.workspace, cwd: cwd.abs, home, privateTmp: backend.backend === 'bwrap', sandboxed: backend.backend === 'bwrap', network });
   const n = analysis.parts.length;
   return { plan: { targets, summary: `run \`${command}\` in ${cwd.display} (${n} command${n === 1 ? '' : 's'})` }, analysis, cwd };
 }
