@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import picomatch from 'picomatch';
 
 /** Passed through from the server's environment when set (SPEC §5: a minimal allow-list). */
@@ -6,21 +8,56 @@ export const BASE_ENV_ALLOW = ['PATH', 'HOME', 'LANG', 'LANGUAGE', 'LC_*', 'TERM
 /** Never passed, whatever the policy says. */
 const SECRET = /(_TOKEN|_SECRET|_KEY)$|PASSWORD|^AWS_/i;
 
+const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/**
+ * Git settings forced on every command (GIT_CONFIG_COUNT outranks every config file): a
+ * repository cannot make `git status`/`git log` run its own code (fsmonitor, hooks) or be
+ * swapped for a bare repository planted in the workspace.
+ */
+export const GIT_HARDENING: Array<[string, string]> = [
+  ['core.fsmonitor', 'false'],
+  ['core.hooksPath', '/dev/null'],
+  ['safe.bareRepository', 'explicit'],
+];
+
 export function isSecretName(name: string): boolean {
   return SECRET.test(name);
 }
 
+const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+/**
+ * PATH without the entries a command line could plant programs in: empty and relative entries
+ * (they name the cwd) and any directory inside a workspace root (node_modules/.bin, ./bin…),
+ * compared before and after resolving symlinks.
+ */
+export function safePath(value: string | undefined, roots: string[]): string {
+  const real = (p: string) => { try { return realpathSync(p); } catch { return p; } };
+  const rootsReal = roots.flatMap((r) => [path.resolve(r), real(r)]);
+  const kept = (value ?? '').split(':').filter((e) => {
+    if (!e || !path.isAbsolute(e)) return false;
+    const abs = path.resolve(e);
+    return !rootsReal.some((r) => inside(abs, r) || inside(real(abs), r));
+  });
+  return kept.length ? [...new Set(kept)].join(':') : DEFAULT_PATH;
+}
+
 /**
  * The environment a command gets: the allow-list (plus policy env.allow, globs allowed),
- * then policy env.set; secret-looking names are dropped from both.
+ * then policy env.set; secret-looking names are dropped from both. PATH is cleaned (safePath)
+ * and git is told to ignore repository-controlled code (GIT_HARDENING).
  */
-export function buildEnv(source: NodeJS.ProcessEnv, policyEnv: { allow: string[]; set: Record<string, string> }): Record<string, string> {
+export function buildEnv(source: NodeJS.ProcessEnv, policyEnv: { allow: string[]; set: Record<string, string> }, roots: string[] = []): Record<string, string> {
   const allowed = picomatch([...BASE_ENV_ALLOW, ...policyEnv.allow]);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(source)) {
     if (v !== undefined && allowed(k) && !isSecretName(k)) env[k] = v;
   }
   for (const [k, v] of Object.entries(policyEnv.set)) if (!isSecretName(k)) env[k] = v;
-  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  env.PATH = safePath(env.PATH ?? DEFAULT_PATH, roots);
+  for (const k of Object.keys(env)) if (/^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)$/.test(k)) delete env[k];
+  env.GIT_CONFIG_COUNT = String(GIT_HARDENING.length);
+  GIT_HARDENING.forEach(([key, value], i) => { env[`GIT_CONFIG_KEY_${i}`] = key; env[`GIT_CONFIG_VALUE_${i}`] = value; });
   return env;
 }

@@ -40,7 +40,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   }
   const choice = await chooseBackend(ctx.policy.data.sandbox.backend);
   if (choice.error) throw new ToolError('ToolNotAllowed', `${choice.error}; install bubblewrap or set sandbox.backend: auto.`);
-  const env = buildEnv(process.env, ctx.policy.data.env);
+  const env = buildEnv(process.env, ctx.policy.data.env, ctx.workspace.roots);
   const home = env.HOME ?? os.homedir();
   const spill = await ctx.spill('', 'log');
   const file = refPath(spill.storage_ref, ctx);
