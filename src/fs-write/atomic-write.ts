@@ -1,8 +1,9 @@
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, readlink, realpath, rename, unlink } from 'node:fs/promises';
+import { lstat, open, readlink, rename, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ToolError, fromSystemError } from '../core/errors.js';
+import { inDir, split } from './pinned-dir.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
 
@@ -30,16 +31,13 @@ function tempName(target: string): string {
 
 /**
  * Writes `data` to a new temporary file in the target's directory (O_EXCL, no following
- * links), with the existing file's mode (and owner, where allowed), and fsyncs it.
+ * links), with the existing file's mode (and owner, where allowed), and fsyncs it. The file is
+ * created through the opened, verified directory (never by a path a swapped link could redirect).
  */
 export async function stageFile(target: string, display: string, data: Buffer, existing: Stats | null, mode?: number): Promise<Staged> {
   const tmp = tempName(target);
-  let fh;
-  try {
-    fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  } catch (e) {
-    throw fromSystemError(e, display);
-  }
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  const fh = await inDir(path.dirname(tmp), display, (d) => open(d.at(path.basename(tmp)), flags, 0o600).catch((e) => { throw fromSystemError(e, display); }));
   try {
     if (HAS_PROC_FD && (await readlink(`/proc/self/fd/${fh.fd}`)) !== tmp) {
       throw new ToolError('PathTraversalBlocked', `A directory on the way to ${display} was swapped while writing; refused.`);
@@ -55,13 +53,26 @@ export async function stageFile(target: string, display: string, data: Buffer, e
     return { target, display, tmp, stat };
   } catch (e) {
     await fh.close().catch(() => {});
-    await unlink(tmp).catch(() => {});
+    await removeIn(tmp);
     throw fromSystemError(e, display);
   }
 }
 
+/** Unlinks `abs` through its pinned directory; quietly does nothing when that fails. */
+export async function removeIn(abs: string): Promise<void> {
+  const { dir, base } = split(abs);
+  await inDir(dir, base, (d) => unlink(d.at(base))).catch(() => {});
+}
+
+/** Renames within one pinned directory (`from` and `to` are in the same folder). */
+export async function renameIn(from: string, to: string, display: string): Promise<void> {
+  const { dir, base } = split(to);
+  if (path.dirname(from) !== dir) throw new ToolError('Internal', `renameIn across directories: ${from} → ${to}`);
+  await inDir(dir, display, (d) => rename(d.at(path.basename(from)), d.at(base)));
+}
+
 export async function discard(s: Staged): Promise<void> {
-  await unlink(s.tmp).catch(() => {});
+  await removeIn(s.tmp);
 }
 
 /**
@@ -69,16 +80,12 @@ export async function discard(s: Staged): Promise<void> {
  * still what was read — not a symlink swapped in, not a new hard link, not changed meanwhile.
  */
 export async function checkTarget(target: string, display: string, expect: Expect, allowHardlinks: boolean): Promise<void> {
-  const dir = path.dirname(target);
-  if ((await realpath(dir).catch(() => null)) !== dir) {
-    throw new ToolError('PathTraversalBlocked', `The directory of ${display} was moved or replaced by a link while writing; nothing was changed.`);
-  }
-  let st: Stats | null = null;
-  try {
-    st = await lstat(target);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw fromSystemError(e, display);
-  }
+  const { dir, base } = split(target);
+  // lstat through the opened, verified directory: a parent swapped for a link is refused there.
+  const st: Stats | null = await inDir(dir, display, (d) => lstat(d.at(base)).catch((e) => {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw fromSystemError(e, display);
+  }));
   if (st?.isSymbolicLink()) {
     throw new ToolError('PathTraversalBlocked', `${display} became a symbolic link while writing; toolgate never writes through a link. Nothing was changed.`);
   }
@@ -112,10 +119,10 @@ export function expectOf(st: Stats | null): Expect {
  */
 export async function commit(s: Staged): Promise<void> {
   try {
-    await rename(s.tmp, s.target);
+    await renameIn(s.tmp, s.target, s.display);
   } catch (e) {
     await discard(s);
-    throw fromSystemError(e, s.display);
+    throw e instanceof ToolError ? e : fromSystemError(e, s.display);
   }
   syncDirLater(path.dirname(s.target));
 }
@@ -127,7 +134,7 @@ export function syncDirLater(dir: string): void {
 export async function syncDir(dir: string): Promise<void> {
   let fh;
   try {
-    fh = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    fh = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     await fh.sync();
   } catch {
     // Some file systems refuse fsync on a directory; the rename itself is still atomic.

@@ -1,9 +1,10 @@
 import type { Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { rename, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError, fromSystemError } from '../core/errors.js';
-import { checkTarget, discard, expectOf, stageFile, syncDirLater, type Staged } from './atomic-write.js';
+import { checkTarget, discard, expectOf, removeIn, renameIn, stageFile, syncDirLater, type Staged } from './atomic-write.js';
+import { inDir, split } from './pinned-dir.js';
 
 /** One step of a multi-file change. */
 export type FileOp =
@@ -23,7 +24,9 @@ type Done = { op: FileOp; trash?: string };
  * its target, every target checked; only then are the renames done (a removed file is moved
  * aside, not unlinked, until the end). If a step fails, the steps already done are undone —
  * old content put back, new files removed, moved-aside files returned — before the error is
- * reported. A crash mid-commit leaves each file either old or new, never partial.
+ * reported. A crash mid-commit leaves each file either old or new, never partial. Every
+ * create, rename and unlink goes through the target's opened, verified directory
+ * (pinned-dir.ts), so a folder swapped for a link meanwhile cannot redirect it outside.
  */
 export async function commitAll(ops: FileOp[], opts: CommitOptions): Promise<Map<string, Stats>> {
   const staged = new Map<FileOp, Staged>();
@@ -46,13 +49,13 @@ export async function commitAll(ops: FileOp[], opts: CommitOptions): Promise<Map
       await opts.beforeStep?.(i, op);
       if (op.kind === 'write') {
         const s = staged.get(op)!;
-        await rename(s.tmp, op.abs).catch((e) => { throw fromSystemError(e, op.display); });
+        await renameIn(s.tmp, op.abs, op.display).catch((e) => { throw e instanceof ToolError ? e : fromSystemError(e, op.display); });
         staged.delete(op);
         written.set(op.abs, s.stat);
         done.push({ op });
       } else {
         const trash = path.join(path.dirname(op.abs), `.${path.basename(op.abs).slice(0, 80)}.tg-del-${randomBytes(6).toString('hex')}`);
-        await rename(op.abs, trash).catch((e) => { throw fromSystemError(e, op.display); });
+        await renameIn(op.abs, trash, op.display).catch((e) => { throw e instanceof ToolError ? e : fromSystemError(e, op.display); });
         done.push({ op, trash });
       }
     }
@@ -66,7 +69,7 @@ export async function commitAll(ops: FileOp[], opts: CommitOptions): Promise<Map
     if (e instanceof ToolError) throw new ToolError(e.code, `${e.message} Nothing was changed (the files already written were restored).`, { details: { ...e.details, rolled_back: true }, cause: e });
     throw e;
   }
-  for (const d of done) if (d.trash) await unlink(d.trash).catch(() => {});
+  for (const d of done) if (d.trash) await removeIn(d.trash);
   for (const dir of new Set(ops.map((o) => path.dirname(o.abs)))) syncDirLater(dir);
   return written;
 }
@@ -76,11 +79,13 @@ async function rollback(done: Done[]): Promise<string[]> {
   const stuck: string[] = [];
   for (const { op, trash } of [...done].reverse()) {
     try {
-      if (op.kind === 'remove') await rename(trash!, op.abs);
-      else if (op.original === null) await unlink(op.abs);
-      else {
+      if (op.kind === 'remove') await renameIn(trash!, op.abs, op.display);
+      else if (op.original === null) {
+        const { dir, base } = split(op.abs);
+        await inDir(dir, op.display, (d) => unlink(d.at(base)));
+      } else {
         const s = await stageFile(op.abs, op.display, op.original, op.existing);
-        await rename(s.tmp, op.abs).catch(async (e) => { await discard(s); throw e; });
+        await renameIn(s.tmp, op.abs, op.display).catch(async (e) => { await discard(s); throw e; });
       }
     } catch {
       stuck.push(op.display);

@@ -5,8 +5,7 @@ import type { PlanTarget, ResolvedPath } from '../../core/types.js';
 import { changeFields, boundedDiff } from '../../fs-write/result.js';
 import { withPathLocks } from '../../fs-write/path-lock.js';
 import { commitAll } from '../../fs-write/transaction.js';
-import { createParents, parentExists } from '../../fs-write/mkdirs.js';
-import { rmdir } from 'node:fs/promises';
+import { createParents, parentExists, removeCreatedDirs } from '../../fs-write/mkdirs.js';
 import { parseFilePatches } from './parse.js';
 import { diffOf, stagePatch } from './stage.js';
 
@@ -88,7 +87,7 @@ export const applyPatchTool = defineTool({
             if (target && st && s.sha256) ctx.session.recordRead(target.abs, { size: st.size, mtime_ms: st.mtimeMs, sha256: s.sha256 });
           }
         } catch (e) {
-          for (const d of created.reverse()) await rmdir(d).catch(() => {});
+          await removeCreatedDirs(created);
           throw e;
         }
       }

@@ -1,4 +1,4 @@
-import { lstat, rmdir, unlink, realpath } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, descriptionBeside } from '../../core/define-tool.js';
@@ -11,7 +11,7 @@ import { withPathLocks } from '../../fs-write/path-lock.js';
 import { boundedDiff, changeFields } from '../../fs-write/result.js';
 import { syncDirLater } from '../../fs-write/atomic-write.js';
 import { tryDecodeText } from '../../fs-write/text.js';
-import { walkForDelete, type Entry } from './walk.js';
+import { removeOne, removeTree, walkForDelete, type Entry } from './walk.js';
 
 const input = z.strictObject({
   path: z.string().describe('File (or, with recursive, directory) to delete, relative to the workspace root.'),
@@ -59,26 +59,6 @@ async function resolveLink(input: string, ws: Workspace): Promise<ResolvedPath |
   return { input, abs, display: ws.display(abs), rootIndex: loc.rootIndex, relToRoot: loc.relToRoot, exists: true, kind: 'other' };
 }
 
-async function removeEntries(entries: Entry[], display: (abs: string) => string): Promise<number> {
-  let n = 0;
-  for (const e of entries) {
-    const dir = path.dirname(e.abs);
-    // A parent swapped for a link since the walk would send the unlink elsewhere.
-    if ((await realpath(dir).catch(() => null)) !== dir) {
-      throw new ToolError('PathTraversalBlocked', `${display(dir)} changed into a link while deleting; stopped after ${n} entries.`, { details: { deleted_count: n } });
-    }
-    try {
-      if (e.kind === 'dir') await rmdir(e.abs);
-      else await unlink(e.abs);
-    } catch (err) {
-      const te = fromSystemError(err, display(e.abs));
-      throw new ToolError(te.code, `${te.message} Stopped after deleting ${n} entries.`, { details: { deleted_count: n, failed_at: display(e.abs) }, cause: err });
-    }
-    n++;
-  }
-  return n;
-}
-
 export const deleteFileTool = defineTool({
   name: 'delete_file',
   version: '1.0.0',
@@ -114,6 +94,7 @@ export const deleteFileTool = defineTool({
       let diff = '';
       let stats = { added: 0, removed: 0 };
       let kind: 'file' | 'dir' | 'link' = 'file';
+      let ino: number | null = null;
       if (rp.kind === 'dir') {
         kind = 'dir';
         entries = await walkForDelete(rp, ws);
@@ -133,6 +114,7 @@ export const deleteFileTool = defineTool({
         });
         if (cur === null) throw new ToolError('NotFound', `${rp.display} no longer exists.`, { details: { path: rp.display } });
         if (cur) {
+          ino = cur.stat.ino;
           sha = cur.sha256;
           const text = tryDecodeText(cur.buf);
           ({ diff, stats } = unifiedDiff([{ from: rp.display, to: null, oldText: text?.text ?? null, newText: null, binary: !text }]));
@@ -141,7 +123,16 @@ export const deleteFileTool = defineTool({
       }
       const listed = entries.slice(0, LISTED).map((e) => ws.display(e.abs));
       if (!args.dry_run) {
-        await removeEntries(entries, (a) => ws.display(a));
+        // Every unlink/rmdir goes through the opened, verified folder holding the entry, so a
+        // folder swapped for a link to the outside meanwhile cannot redirect it.
+        if (kind === 'dir') await removeTree(rp, ws, new Set(entries.map((e) => e.abs)));
+        else {
+          await removeOne(rp.abs, rp.display, ws, (st) => {
+            if (kind === 'link' ? !st.isSymbolicLink() : st.isDirectory() || st.isSymbolicLink() || (ino !== null && st.ino !== ino)) {
+              throw new ToolError('StaleRead', `${rp.display} was replaced while deleting it; nothing was deleted. Call delete_file again.`, { details: { path: rp.display } });
+            }
+          });
+        }
         syncDirLater(path.dirname(rp.abs));
         for (const e of entries) ctx.session.reads.delete(e.abs);
       }
