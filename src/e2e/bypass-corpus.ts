@@ -229,6 +229,9 @@ export const FIX_CREATE_PAYLOADS = [
   "echo 'a[$(touch canary)]'; echo ${HOME:$_:1}",
   "echo 'a[$(touch canary)]'; for ((i=_; i<1; i++)); do echo; done",
   "echo 'a[$(touch canary)]'; [[ $_ -eq 0 ]]",
+  "echo 'a[$(touch canary)]'; [ -v \"$_\" ]",
+  "echo 'a[$(touch canary)]'; test -v \"$_\"",
+  "echo 'a[$(touch canary)]'; function echo { :; }",
   // 2./3. redirects the grammar nests in a heredoc or on a function definition
   'cat <<EOF > canary\nhi\nEOF',
   'cat <<EOF >> canary\nhi\nEOF',

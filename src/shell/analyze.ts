@@ -130,7 +130,8 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     return;
   }
   // These builtins evaluate a name's array subscript, where `$(…)` runs even from quoted text.
-  if (NAME_EVAL.has(prog) && words.slice(1).some((w) => /\$\(|`/.test(w.text))) {
+  const nameTest = (prog === 'test' || prog === '[') && words.some((w) => w.text === '-v' || w.text === '-R') && words.some((w) => !w.literal);
+  if (NAME_EVAL.has(prog) && (nameTest || words.slice(1).some((w) => /\$\(|`/.test(w.text)))) {
     push([unknown(wordsText(words))]);
     out.parts[out.parts.length - 1]!.text = `${wordsText([...assigns, ...words])}  (${prog} may evaluate quoted code in a subscript)`;
     return;

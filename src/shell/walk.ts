@@ -234,12 +234,15 @@ const ARITH_TEST = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 
 /** `[[ … ]]` forms that evaluate a value as arithmetic or as a variable name (with a subscript). */
 function testRisk(node: SyntaxNode): string | null {
+  // `[ a -eq b ]` (the builtin) wants integers and evaluates nothing; `[[ ]]` evaluates arithmetic.
+  const double = node.child(0)?.type === '[[';
   // An operator the grammar left as a plain word: refuse rather than guess how bash reads it.
-  if (node.descendantsOfType('word').some((w) => !!w && /^-(eq|ne|lt|le|gt|ge|v|R)$/.test(w.text))) return `[[ … ]] with an operator the parser read as a word`;
+  const risky = double ? /^-(eq|ne|lt|le|gt|ge|v|R)$/ : /^-(v|R)$/;
+  if (node.descendantsOfType('word').some((w) => !!w && risky.test(w.text))) return `a test with an operator the parser read as a word`;
   for (const op of node.descendantsOfType('test_operator')) {
     if (!op) continue;
     const sibs = (op.parent?.namedChildren ?? []).filter((k): k is SyntaxNode => !!k && k.id !== op.id);
-    if (ARITH_TEST.has(op.text)) {
+    if (ARITH_TEST.has(op.text) && double) {
       if (!sibs.every((k) => { const w = wordOf(k); return w.literal && isInteger(w.text); })) {
         return `[[ … ${op.text} … ]] evaluates its operands as arithmetic, which can run code; compare literal integers only`;
       }
