@@ -177,7 +177,7 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
 }
 
 /** Syntax nodes deeper than this are refused (a deep tree would exhaust the stack). */
-const MAX_NESTING = 300;
+const MAX_NESTING = 1000;
 
 const ARITH_REASON = 'arithmetic on anything but literal integers: bash evaluates variable values and array subscripts in it, which can run code (`a[$(cmd)]`)';
 const ARITH_NODES = new Set(['binary_expression', 'unary_expression', 'parenthesized_expression', 'ternary_expression']);
