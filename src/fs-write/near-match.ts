@@ -8,7 +8,18 @@ export interface NearMatch {
   file_has?: string;
   old_string_has?: string;
   hint: string;
+  /** Set when the line-by-line searches (whitespace, quotes) were skipped: file lines × old_string lines was too large. */
+  skipped?: 'size';
 }
+
+/**
+ * The line-block searches compare old_string with every place in the file: up to
+ * file lines × old_string lines comparisons. Above this they are skipped (a few repeated
+ * lines would otherwise hold the event loop for seconds); the cheaper checks still run.
+ */
+export const MAX_LINE_WORK = 10_000_000;
+/** Characters the per-line indexOf fallback may scan in total. */
+const MAX_SCAN = 50_000_000;
 
 const clip = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const show = (s: string) => JSON.stringify(clip(s));
@@ -64,7 +75,17 @@ export function explainNoMatch(text: string, old: string): NearMatch {
   }
   const fileLines = text.split('\n').map((l) => l.replace(/\r$/, ''));
   const oldLines = coreLines(old.replace(/\r\n/g, '\n'));
-  const ws = findLineBlock(fileLines, oldLines, squash);
+  const big = fileLines.length * oldLines.length > MAX_LINE_WORK;
+  const result = explainLines(text, old, fileLines, oldLines, big);
+  if (!big) return result;
+  return {
+    ...result, skipped: 'size',
+    hint: `${result.hint} (The whitespace and quote near-match search was skipped for size: ${fileLines.length} file lines × ${oldLines.length} old_string lines is too much to compare; use a shorter old_string.)`,
+  };
+}
+
+function explainLines(text: string, old: string, fileLines: string[], oldLines: string[], big: boolean): NearMatch {
+  const ws = big ? -1 : findLineBlock(fileLines, oldLines, squash);
   if (ws >= 0) {
     const k = oldLines.findIndex((l, j) => l !== fileLines[ws + j]);
     const at = k < 0 ? 0 : k;
@@ -75,7 +96,7 @@ export function explainNoMatch(text: string, old: string): NearMatch {
   }
   const ci = text.toLowerCase().indexOf(old.toLowerCase());
   if (ci >= 0) return { kind: 'case', line: lineAt(text, ci), file_has: clip(text.slice(ci, ci + old.length)), old_string_has: clip(old), hint: `old_string matches at line ${lineAt(text, ci)} except for upper/lower case.` };
-  const q = findLineBlock(fileLines, oldLines, (s) => squash(plainQuotes(s)));
+  const q = big ? -1 : findLineBlock(fileLines, oldLines, (s) => squash(plainQuotes(s)));
   if (q >= 0) return { kind: 'quotes', line: q + 1, hint: `old_string matches lines ${q + 1}-${q + oldLines.length} except for quote or dash characters (curly vs straight quotes, en/em dashes, non-breaking spaces).` };
 
   const pre = longestPrefix(text, old);
@@ -89,9 +110,10 @@ export function explainNoMatch(text: string, old: string): NearMatch {
       hint: `The start of old_string matches at line ${lineAt(text, pre.at)}, but at line ${line} the file has ${show(fileRest)} where old_string has ${show(oldRest)}. Read the file again and copy the text exactly.`,
     };
   }
-  for (let j = 0; j < oldLines.length; j++) {
+  for (let j = 0, scanned = 0; j < oldLines.length && scanned < MAX_SCAN; j++) {
     const l = oldLines[j]!.trim();
     if (l.length < 6) continue;
+    scanned += text.length;
     const i = text.indexOf(l);
     if (i >= 0) {
       return { kind: 'partial', line: lineAt(text, i), file_has: clip(fileLines[lineAt(text, i) - 1]!), old_string_has: clip(oldLines[j]!),

@@ -2,6 +2,9 @@ import { ToolError } from '../core/errors.js';
 import { explainNoMatch } from './near-match.js';
 import { linesAt, toCrlf, toLf, type TextFile } from './text.js';
 
+/** Longest old_string / new_string the edit tools accept (characters): bounds the work one call can ask for. */
+export const MAX_EDIT_STRING = 1024 * 1024;
+
 export interface EditSpec {
   old_string: string;
   new_string: string;
@@ -13,6 +16,37 @@ export interface EditOutcome {
   replacements: number;
   /** 1-based lines (in the text as this edit saw it) where each replacement starts. */
   lines: number[];
+}
+
+/** Index of the first range whose end is after `pos` (ranges sorted, disjoint); length when none. */
+function firstEndAfter(ranges: Array<[number, number]>, pos: number): number {
+  let lo = 0;
+  let hi = ranges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ranges[mid]![1] > pos) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** How many of the sorted positions are <= limit. */
+function countAtOrBefore(sorted: number[], limit: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! <= limit) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/** Merges two lists of disjoint ranges, each sorted by start. */
+function mergeSorted(a: Array<[number, number]>, b: Array<[number, number]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i]![0] <= b[j]![0]) ? a[i++]! : b[j++]!);
+  return out;
 }
 
 function findAll(text: string, needle: string): number[] {
@@ -31,7 +65,7 @@ export function applyEdits(file: TextFile, edits: EditSpec[], display: string): 
   const crlf = file.eol === 'crlf';
   const normalise = crlf || file.eol === 'lf' || (file.eol === 'none' && !file.text.includes('\r'));
   let work = crlf ? toLf(file.text) : file.text;
-  /** Ranges of `work` written by earlier edits. */
+  /** Ranges of `work` written by earlier edits, sorted by start (disjoint). */
   let produced: Array<[number, number]> = [];
   const outcomes: EditOutcome[] = [];
   const multi = edits.length > 1;
@@ -55,8 +89,9 @@ export function applyEdits(file: TextFile, edits: EditSpec[], display: string): 
         { details: { path: display, ...where, count: at.length, lines } });
     }
     for (const pos of at) {
-      const hit = produced.find(([s, end]) => pos < end && pos + oldS.length > s);
-      if (hit) {
+      // produced is sorted and disjoint, so its ends are sorted too: the first range ending after pos is the only candidate.
+      const hit = produced[firstEndAfter(produced, pos)];
+      if (hit && hit[0] < pos + oldS.length) {
         throw new ToolError('InvalidArguments', `${which}old_string overlaps text that an earlier edit wrote (line ${lines[at.indexOf(pos)]}); merge the overlapping edits into one.`,
           { details: { path: display, ...where, overlaps: true } });
       }
@@ -73,10 +108,11 @@ export function applyEdits(file: TextFile, edits: EditSpec[], display: string): 
       mine.push([start, start + newS.length]);
     });
     parts.push(work.slice(last));
-    produced = produced.map(([s, end]) => {
-      const before = at.filter((pos) => pos + oldS.length <= s).length;
+    const shifted = produced.map(([s, end]) => {
+      const before = countAtOrBefore(at, s - oldS.length);
       return [s + before * delta, end + before * delta] as [number, number];
-    }).concat(mine);
+    });
+    produced = mergeSorted(shifted, mine);
     work = parts.join('');
     outcomes.push({ replacements: at.length, lines });
   });

@@ -49,9 +49,23 @@ function sides(h: StructuredPatchHunk): Side {
   return s;
 }
 
-function matchesAt(file: string[], pos: number, old: string[]): boolean {
+/** How many line comparisons one apply_patch call may spend looking for where its hunks go. */
+export const SEARCH_BUDGET = 4_000_000;
+
+/** What is left of the search budget; shared by every file of one patch. */
+export interface Budget {
+  left: number;
+}
+
+function matchesAt(file: string[], pos: number, old: string[], budget: Budget): boolean {
   if (pos < 0 || pos + old.length > file.length) return false;
-  for (let k = 0; k < old.length; k++) if (noCr(file[pos + k]!) !== noCr(old[k]!)) return false;
+  for (let k = 0; k < old.length; k++) {
+    if (noCr(file[pos + k]!) !== noCr(old[k]!)) {
+      budget.left -= k + 1;
+      return false;
+    }
+  }
+  budget.left -= old.length;
   return true;
 }
 
@@ -61,7 +75,7 @@ function matchesAt(file: string[], pos: number, old: string[]): boolean {
  * header, searched nearest first, never before the previous hunk. Added lines take the
  * file's line ending. Throws PatchFailed naming the hunk and what the file has there.
  */
-export function applyHunks(input: Lines, hunks: StructuredPatchHunk[], display: string, crlf: boolean): { result: Lines; offsets: number[] } {
+export function applyHunks(input: Lines, hunks: StructuredPatchHunk[], display: string, crlf: boolean, budget: Budget = { left: SEARCH_BUDGET }): { result: Lines; offsets: number[] } {
   const file = [...input.lines];
   let finalNewline = input.finalNewline;
   let shift = 0;
@@ -75,8 +89,13 @@ export function applyHunks(input: Lines, hunks: StructuredPatchHunk[], display: 
       pos = Math.min(Math.max(expected, floor), file.length);
     } else {
       for (let d = 0; pos < 0 && (expected - d >= floor || expected + d <= file.length - s.old.length); d++) {
-        if (expected + d >= floor && matchesAt(file, expected + d, s.old)) pos = expected + d;
-        else if (d > 0 && expected - d >= floor && matchesAt(file, expected - d, s.old)) pos = expected - d;
+        if (budget.left <= 0) {
+          throw new ToolError('PatchFailed',
+            `Hunk ${i + 1} of ${display} (@@ -${h.oldStart},${h.oldLines}) does not apply where its header says, and the search for it elsewhere was stopped after ${SEARCH_BUDGET} line comparisons (the file and the hunk are large and repetitive). Give the hunk's real line numbers, or split it into smaller hunks.`,
+            { details: { path: display, hunk: i + 1, search_stopped: true } });
+        }
+        if (expected + d >= floor && matchesAt(file, expected + d, s.old, budget)) pos = expected + d;
+        else if (d > 0 && expected - d >= floor && matchesAt(file, expected - d, s.old, budget)) pos = expected - d;
       }
     }
     if (pos < 0) {

@@ -158,3 +158,15 @@ test('the gate judges each path of a patch: an allow rule for src/ does not cove
   h.close();
   cleanup();
 });
+
+test('a 60 KB hunk that matches nowhere in an 80 KB file of repeated lines: PatchFailed, the search stopped', async () => {
+  const { h, dir, done } = allowAll();
+  writeFileSync(`${dir}/a.txt`, 'a\n'.repeat(40_000));
+  const H = 20_000;
+  const patch = `--- a/a.txt\n+++ b/a.txt\n@@ -1,${H + 1} +1,${H + 1} @@\n` + ' a\n'.repeat(H) + '-b\n+c\n';
+  const env = await h.call('apply_patch', { patch });
+  assert.equal(env.error?.code, 'PatchFailed', JSON.stringify(env.error).slice(0, 300));
+  assert.equal((env.error!.details as { search_stopped?: boolean }).search_stopped, true);
+  assert.equal(readFileSync(`${dir}/a.txt`, 'utf8'), 'a\n'.repeat(40_000));
+  done();
+});

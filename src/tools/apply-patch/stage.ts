@@ -5,7 +5,7 @@ import { readCurrent, type Current } from '../../fs-write/current.js';
 import { unifiedDiff, type DiffStats } from '../../fs-write/diff.js';
 import { decodeText, encodeText, toLf } from '../../fs-write/text.js';
 import type { FileOp } from '../../fs-write/transaction.js';
-import { applyHunks, fromLines, toLines } from './apply-hunks.js';
+import { applyHunks, fromLines, SEARCH_BUDGET, toLines } from './apply-hunks.js';
 import type { FilePatch, PatchOp } from './parse.js';
 
 /** One file of a patch worked out in memory: what it will hold, and the steps that put it there. */
@@ -51,6 +51,7 @@ async function mustBeAbsent(rp: ResolvedPath, ctx: ToolContext): Promise<void> {
  */
 export async function stagePatch(files: FilePatch[], paths: ResolvedPath[], ctx: ToolContext): Promise<StagedFile[]> {
   const out: StagedFile[] = [];
+  const budget = { left: SEARCH_BUDGET }; // one bound on the hunk search for the whole patch
   for (const { fp, oldPath, newPath } of pathsFor(files, paths)) {
     const display = (oldPath ?? newPath)!.display;
     let cur: Current | null = null;
@@ -67,7 +68,7 @@ export async function stagePatch(files: FilePatch[], paths: ResolvedPath[], ctx:
       crlf = fp.hunks.some((h) => h.lines.length > 0 && h.lines.every((l) => !l.startsWith('+') || l.endsWith('\r')));
     }
     if (newPath) await mustBeAbsent(newPath, ctx);
-    const { result, offsets } = applyHunks(toLines(oldText), fp.hunks, display, crlf);
+    const { result, offsets } = applyHunks(toLines(oldText), fp.hunks, display, crlf, budget);
     const newText = fromLines(result);
     const ops: FileOp[] = [];
     let hash: string | null = null;

@@ -175,3 +175,27 @@ test('a file changed while the user was being asked is not overwritten (StaleRea
   h.close();
   cleanup();
 });
+
+test('a huge no-match old_string against a large file of repeated lines: NoMatch, the line search skipped for size', async () => {
+  const { h, dir, done } = allowAll();
+  writeFileSync(`${dir}/big.txt`, 'a\n'.repeat(80_000)); // 160 KB
+  markRead(h, `${dir}/big.txt`);
+  const env = await h.call('edit_file', { path: 'big.txt', old_string: 'a\n'.repeat(40_000) + 'b', new_string: 'x' }); // 80 KB
+  assert.equal(env.error?.code, 'NoMatch', JSON.stringify(env.error).slice(0, 300));
+  const closest = (env.error!.details as { closest: { skipped?: string; hint: string } }).closest;
+  assert.equal(closest.skipped, 'size');
+  assert.match(closest.hint, /skipped for size/);
+  assert.equal(readFileSync(`${dir}/big.txt`, 'utf8'), 'a\n'.repeat(80_000));
+  done();
+});
+
+test('old_string and new_string over 1 MB are refused by the schema', async () => {
+  const { h, dir, done } = allowAll();
+  writeFileSync(`${dir}/s.txt`, 'small\n');
+  markRead(h, `${dir}/s.txt`);
+  const big = 'x'.repeat(1024 * 1024 + 1);
+  assert.equal((await h.call('edit_file', { path: 's.txt', old_string: big, new_string: 'y' })).error?.code, 'InvalidArguments');
+  assert.equal((await h.call('edit_file', { path: 's.txt', old_string: 'small', new_string: big })).error?.code, 'InvalidArguments');
+  assert.equal((await h.call('multi_edit', { path: 's.txt', edits: [{ old_string: big, new_string: 'y' }] })).error?.code, 'InvalidArguments');
+  done();
+});

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { defineTool, descriptionBeside } from '../../core/define-tool.js';
 import type { Current } from '../../fs-write/current.js';
 import { executeFileChange, fileChangeFields, planFileChange } from '../../fs-write/file-change.js';
-import { applyEdits } from '../../fs-write/replace.js';
+import { applyEdits, MAX_EDIT_STRING } from '../../fs-write/replace.js';
 import { decodeText, encodeText } from '../../fs-write/text.js';
 
 const input = z.strictObject({
   path: z.string().describe('File to edit, relative to the workspace root.'),
-  old_string: z.string().min(1).describe('Exact text to replace, as read_file shows it (without the line-number prefix). Must match exactly once unless replace_all.'),
-  new_string: z.string().describe('Text to put in its place (may be empty to delete).'),
+  old_string: z.string().min(1).max(MAX_EDIT_STRING).describe('Exact text to replace, as read_file shows it (without the line-number prefix). Must match exactly once unless replace_all.'),
+  new_string: z.string().max(MAX_EDIT_STRING).describe('Text to put in its place (may be empty to delete).'),
   replace_all: z.boolean().default(false).describe('Replace every occurrence instead of requiring a unique match.'),
   dry_run: z.boolean().default(false).describe('Only return the diff; write nothing.'),
   expected_sha256: z.string().regex(/^(sha256:)?[0-9a-fA-F]{64}$/).optional()

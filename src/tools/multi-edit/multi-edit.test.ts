@@ -70,3 +70,23 @@ test('multi_edit ambiguity names the edit', async () => {
   assert.deepEqual(env.error?.details?.lines, [1, 2]);
   done();
 });
+
+test('many replace_all replacements then an overlapping edit: refused quickly, names the edit', async () => {
+  const { h, dir, done } = allowAll();
+  writeFileSync(`${dir}/m.txt`, 'ax\n'.repeat(100_000));
+  markRead(h, `${dir}/m.txt`);
+  const env = await h.call('multi_edit', { path: 'm.txt', edits: [
+    { old_string: 'a', new_string: 'b', replace_all: true },
+    { old_string: 'x', new_string: 'y', replace_all: true },
+    { old_string: 'by', new_string: 'c', replace_all: true },
+  ] });
+  assert.equal(env.error?.code, 'InvalidArguments', JSON.stringify(env.error));
+  assert.equal((env.error!.details as { edit_index: number }).edit_index, 2);
+  const ok = await h.call('multi_edit', { path: 'm.txt', edits: [
+    { old_string: 'a', new_string: 'b', replace_all: true },
+    { old_string: 'x', new_string: 'y', replace_all: true },
+  ] });
+  assert.equal(ok.ok, true, JSON.stringify(ok.error));
+  assert.equal(readFileSync(`${dir}/m.txt`, 'utf8'), 'by\n'.repeat(100_000));
+  done();
+});

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { defineTool, descriptionBeside } from '../../core/define-tool.js';
 import type { Current } from '../../fs-write/current.js';
 import { executeFileChange, fileChangeFields, planFileChange } from '../../fs-write/file-change.js';
-import { applyEdits, type EditSpec } from '../../fs-write/replace.js';
+import { applyEdits, MAX_EDIT_STRING, type EditSpec } from '../../fs-write/replace.js';
 import { decodeText, encodeText } from '../../fs-write/text.js';
 
 const edit = z.strictObject({
-  old_string: z.string().min(1).describe('Exact text to replace, in the file as the earlier edits left it.'),
-  new_string: z.string().describe('Text to put in its place.'),
+  old_string: z.string().min(1).max(MAX_EDIT_STRING).describe('Exact text to replace, in the file as the earlier edits left it.'),
+  new_string: z.string().max(MAX_EDIT_STRING).describe('Text to put in its place.'),
   replace_all: z.boolean().default(false).describe('Replace every occurrence of old_string.'),
 });
 
