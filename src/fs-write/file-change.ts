@@ -6,7 +6,7 @@ import type { Plan, PlanContext, ResolvedPath, ToolContext, ToolResult } from '.
 import { atomicWrite } from './atomic-write.js';
 import { readCurrent, type Current } from './current.js';
 import { unifiedDiff } from './diff.js';
-import { checkFresh, readRequired, replayArgs } from './freshness.js';
+import { checkFresh, expectedButMissing, normaliseSha, readRequired, replayArgs } from './freshness.js';
 import { createParents, parentExists } from './mkdirs.js';
 import { withPathLocks } from './path-lock.js';
 import { boundedDiff, changeFields } from './result.js';
@@ -72,6 +72,7 @@ export async function planFileChange<A extends FileChangeArgs>(args: A, ctx: Pla
   const rp = await ctx.workspace.resolve(args.path, 'write');
   if (rp.kind === 'dir') throw new ToolError('InvalidArguments', `${rp.display} is a directory; give a file path.`);
   if (!rp.exists) {
+    if (args.expected_sha256 !== undefined) throw expectedButMissing(rp, normaliseSha(args.expected_sha256)!);
     if (!opts.mayCreate) throw new ToolError('NotFound', `${rp.display} does not exist; use write_file to create a new file.`, { details: { path: rp.display } });
     if (!args.create_dirs && !(await parentExists(rp))) {
       throw new ToolError('NotFound', `The directory of ${rp.display} does not exist; pass create_dirs: true to create it.`, { details: { path: rp.display } });

@@ -15,8 +15,12 @@ export function normaliseSha(s: string | undefined): string | undefined {
  * decides: a touched file with the same bytes is not stale.
  */
 export function checkFresh(rp: ResolvedPath, current: Current | null, session: Session, expectedSha?: string): void {
-  if (!current) return; // a new file needs no read
   const expected = normaliseSha(expectedSha);
+  if (!current) {
+    // A new file needs no read — but expected_sha256 names content that is not there: refuse rather than create.
+    if (expected !== undefined) throw expectedButMissing(rp, expected);
+    return;
+  }
   if (expected !== undefined) {
     if (expected !== current.sha256) {
       throw new ToolError('StaleRead', `${rp.display} does not have the expected_sha256 given (it is ${current.sha256.slice(0, 12)}…); read it again with read_file and redo the change on what it holds now.`,
@@ -31,6 +35,11 @@ export function checkFresh(rp: ResolvedPath, current: Current | null, session: S
     throw new ToolError('StaleRead', `${rp.display} changed since it was last read (${changed.join(', ')} differ); read it again with read_file and redo the change on what it holds now.`,
       { details: { path: rp.display, changed, read: rec, now: { size: current.buf.length, mtime_ms: current.stat.mtimeMs, sha256: current.sha256 } } });
   }
+}
+
+export function expectedButMissing(rp: ResolvedPath, expected: string): ToolError {
+  return new ToolError('StaleRead', `${rp.display} does not exist, but expected_sha256 says it should have content; it was deleted or moved since it was read. Nothing was written. Check with list_dir, or drop expected_sha256 to create it.`,
+    { details: { path: rp.display, changed: ['deleted'], expected_sha256: expected } });
 }
 
 export function readRequired(rp: ResolvedPath): ToolError {

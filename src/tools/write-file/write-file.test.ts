@@ -72,3 +72,22 @@ test('write_file on a directory is refused', async () => {
   assert.equal(env.ok, false);
   done();
 });
+
+test('write_file with expected_sha256 on a file that no longer exists fails with StaleRead, creates nothing', async () => {
+  const { h, dir, done } = allowAll();
+  const env = await h.call('write_file', { path: 'gone.txt', content: 'new\n', expected_sha256: sha('old\n') });
+  assert.equal(env.error?.code, 'StaleRead', JSON.stringify(env.error));
+  assert.deepEqual((env.error!.details as { changed: string[] }).changed, ['deleted']);
+  assert.equal(existsSync(`${dir}/gone.txt`), false);
+  // Deleted between the plan and the write (while the user was being asked): the same.
+  writeFileSync(`${dir}/later.txt`, 'old\n');
+  const { unlinkSync } = await import('node:fs');
+  const { Harness, policyFromYaml } = await import('../../testing/helpers.js');
+  const asking = new Harness([dir], { policy: policyFromYaml('rules: []\n') });
+  asking.session.elicit = async () => { unlinkSync(`${dir}/later.txt`); return { action: 'accept', content: { decision: 'allow_once' } }; };
+  const env2 = await asking.call('write_file', { path: 'later.txt', content: 'new\n', expected_sha256: sha('old\n') });
+  assert.ok(['StaleRead', 'NotFound'].includes(env2.error?.code ?? ''), JSON.stringify(env2.error));
+  assert.equal(existsSync(`${dir}/later.txt`), false);
+  asking.close();
+  done();
+});
