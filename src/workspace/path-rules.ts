@@ -75,7 +75,8 @@ export interface PathRuleMatch {
  * or any of its ancestors, matches — a rule on a directory covers what is inside.
  */
 export class PathRules {
-  private readonly denyMatch: (p: string) => boolean;
+  /** The deny globs compiled once (walks test each entry with it, not a fresh compile per call). */
+  readonly denyMatch: (p: string) => boolean;
   private readonly protectMatch: (p: string) => boolean;
 
   constructor(

