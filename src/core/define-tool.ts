@@ -14,6 +14,9 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, D = unknown> extends 
 
 export type AnyTool = Tool<z.ZodObject, any>;
 
+/** Annotations of a tool that only looks: spread into the spec of list_dir, glob, grep, read_file, … */
+export const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const s = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete s.$schema;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { defineTool, descriptionBeside, READ_ONLY_ANNOTATIONS } from '../../core/define-tool.js';
 
 const input = z.strictObject({
   content: z.string().min(1).max(10_000).describe('What to show the user.'),
@@ -24,7 +24,7 @@ export const displayTool = defineTool({
   risk: 'low',
   permissions: [],
   side_effects: 'none (sends a logging notification to the client)',
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY_ANNOTATIONS,
   plan: (args) => ({ targets: [], summary: `show a ${args.level} message` }),
   async execute(args, _plan, ctx) {
     await ctx.notify(MCP_LEVEL[args.level], { level: args.level, title: args.title, content: args.content });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { defineTool, descriptionBeside, READ_ONLY_ANNOTATIONS } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
 import type { PlanTarget, ResolvedPath, ToolContext, ToolResult } from '../../core/types.js';
 import { DEFAULT_MAX_VISITS, DEFAULT_TIME_LIMIT_MS, walk, type StopReason } from '../walk/walk.js';
@@ -36,7 +36,7 @@ export const globTool = defineTool({
   risk: 'low',
   permissions: ['fs.read'],
   side_effects: 'none',
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY_ANNOTATIONS,
   async plan(args, ctx) {
     const compiled = compilePattern(args.pattern, { hidden: args.hidden });
     const root = await ctx.workspace.resolve(args.path, 'search');

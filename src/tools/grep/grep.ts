@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { defineTool, descriptionBeside, READ_ONLY_ANNOTATIONS } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
 import type { ResolvedPath, ToolContext } from '../../core/types.js';
@@ -172,7 +172,7 @@ export const grepTool = defineTool({
   risk: 'low',
   permissions: ['fs.read'],
   side_effects: 'none (reads files; may start ripgrep)',
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY_ANNOTATIONS,
   aliases: { include: 'glob', case_insensitive: 'ignore_case', '-i': 'ignore_case', '-C': 'context', max_results: 'head_limit' },
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'search');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { defineTool, descriptionBeside, READ_ONLY_ANNOTATIONS } from '../../core/define-tool.js';
 import { ProcessTable, type ProcRecord } from '../../exec/processes.js';
 
 const procInfo = z.object({
@@ -36,7 +36,7 @@ export const processListTool = defineTool({
   risk: 'medium',
   permissions: ['proc.exec'],
   side_effects: 'none',
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY_ANNOTATIONS,
   plan: () => ({ targets: [], summary: 'list the background processes of this session' }),
   async execute(_args, _plan, ctx) {
     const processes = ProcessTable.of(ctx.session).list().filter((p) => p.background).map(infoOf);

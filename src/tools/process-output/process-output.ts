@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
-import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { defineTool, descriptionBeside, READ_ONLY_ANNOTATIONS } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
 import { ProcessTable, type ProcRecord } from '../../exec/processes.js';
 import { statusOf } from '../process-list/process-list.js';
@@ -47,7 +47,7 @@ export const processOutputTool = defineTool({
   risk: 'medium',
   permissions: ['proc.exec'],
   side_effects: 'none',
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY_ANNOTATIONS,
   plan(args, ctx) {
     findProcess(ctx.session, args.id);
     return { targets: [], summary: `read the output of ${args.id} from byte ${args.offset}` };
