@@ -157,7 +157,9 @@ export async function seekApproval(input: ApprovalInput): Promise<Approval> {
   if (answer.action !== 'accept' || (choice !== 'allow_once' && choice !== 'allow_session')) {
     throw required(answer.action === 'accept' ? 'the answer carried no decision' : 'the user closed the request without answering');
   }
-  if (choice === 'allow_session') {
+  // A preview (dry_run) was approved, not the change itself: no standing grant from it.
+  const preview = (input.args as { dry_run?: unknown } | null)?.dry_run === true;
+  if (choice === 'allow_session' && !preview) {
     input.session.grants.push(...grants);
     return { granted: true, scope: 'session', grant: grants };
   }
