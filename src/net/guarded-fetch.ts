@@ -43,8 +43,11 @@ export interface GuardedResponse {
 
 /** Headers the caller may not set: they belong to the connection or would lie about the body. */
 const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'accept-encoding']);
-/** Dropped when a redirect leaves the origin, as browsers do. */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie']);
+/**
+ * Kept when a redirect leaves the origin; every other header the caller set is dropped (an
+ * `x-api-key` for site A must not follow an open redirect to site B).
+ */
+const CROSS_ORIGIN_SAFE_HEADERS = new Set(['accept', 'accept-language', 'user-agent', 'content-type']);
 
 function denied(message: string, details: Record<string, unknown>): ToolError {
   return new ToolError('NetworkDenied', message, { details });
@@ -196,7 +199,22 @@ export async function guardedFetch(input: GuardedRequest, opts: GuardOptions): P
       }
       if (url.username || url.password) throw new ToolError('InvalidArguments', 'fetch_url: credentials in the URL are not accepted; pass an Authorization header.');
       opts.judgeUrl(url, hop);
-      const target = await checkedAddress(url, opts);
+      // Name resolution is inside the time cap and the cancel too (a resolver that never answers).
+      let stop = () => {};
+      const aborted = new Promise<never>((_, reject) => {
+        stop = () => reject(timedOut
+          ? new ToolError('Timeout', `Resolving ${url.hostname} took longer than ${opts.timeoutMs} ms.`)
+          : new ToolError('Cancelled', 'The call was cancelled.'));
+      });
+      aborted.catch(() => {}); // settles after the race may be over: never an unhandled rejection
+      if (ctrl.signal.aborted) stop();
+      else ctrl.signal.addEventListener('abort', stop, { once: true });
+      let target: { address: string; family: 4 | 6 };
+      try {
+        target = await Promise.race([checkedAddress(url, opts), aborted]);
+      } finally {
+        ctrl.signal.removeEventListener('abort', stop);
+      }
       let res: Hop;
       try {
         res = await oneHop(url, target, { method, headers, body }, opts.maxBytes, ctrl.signal);
@@ -222,7 +240,7 @@ export async function guardedFetch(input: GuardedRequest, opts: GuardOptions): P
           body = undefined;
         }
         if (next.origin !== url.origin) {
-          headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k)));
+          headers = Object.fromEntries(Object.entries(headers).filter(([k]) => CROSS_ORIGIN_SAFE_HEADERS.has(k.toLowerCase())));
         }
         url = next;
         continue;

@@ -34,6 +34,7 @@ before(async () => {
     if (u.pathname === '/big') { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('line\n'.repeat(20_000)); return; }
     if (u.pathname === '/bin') { res.writeHead(200, { 'content-type': 'image/png' }); res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3])); return; }
     if (u.pathname === '/redirect') { res.writeHead(302, { location: u.searchParams.get('to') ?? '/hello' }); res.end(); return; }
+    if (u.pathname === '/headers') { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(req.headers)); return; }
     if (u.pathname === '/loop') { res.writeHead(302, { location: '/loop' }); res.end(); return; }
     res.writeHead(404, { 'content-type': 'text/plain' }); res.end('nope');
   });
@@ -256,4 +257,29 @@ test('the socket goes to the address the guard resolved and checked (pinned; no 
   assert.equal(env.ok, true, JSON.stringify(env.error));
   assert.equal((env.data as { content: string }).content, 'hello from loopback\n');
   h.close();
+});
+
+test('a redirect to another allowed origin carries none of the caller\'s custom headers (x-api-key)', async () => {
+  const h = harness(`network: { allow_private: true }\nrules:\n  - { tool: fetch_url, domain: ["a.test", "b.test"], decision: allow }\n`, { 'a.test': ['127.0.0.1'], 'b.test': ['127.0.0.1'] });
+  const env = await h.call({
+    url: `http://a.test:${port}/redirect?to=${encodeURIComponent(`http://b.test:${port}/headers`)}`,
+    headers: { 'x-api-key': 'SECRET-A', authorization: 'Bearer S', accept: 'application/json' },
+  });
+  assert.equal(env.ok, true, JSON.stringify(env.error));
+  const seen = JSON.parse((env.data as { content: string }).content) as Record<string, string>;
+  assert.equal(seen['x-api-key'], undefined);
+  assert.equal(seen.authorization, undefined);
+  assert.equal(seen.accept, 'application/json');
+  h.close();
+});
+
+test('a resolver that never answers is stopped by network.timeout_ms', async () => {
+  const rt = new Runtime({
+    tools: [createFetchUrlTool({ resolve: () => new Promise(() => {}) })],
+    policy: policyFromYaml('network: { timeout_ms: 300 }\nrules:\n  - { tool: fetch_url, domain: "slow.test", decision: allow }\n'),
+    log: pino({ level: 'silent' }), stateDir: path.join(ws.dir, '.toolgate'), replay: { command: ['toolgate'], flags: [] },
+  });
+  const env = (await runCall(rt, new SessionRoots(rt, [ws.dir]), 'fetch_url', { url: 'http://slow.test/x' }, { signal: new AbortController().signal })).envelope;
+  assert.equal(env.error?.code, 'Timeout', JSON.stringify(env.error));
+  rt.close();
 });
