@@ -66,8 +66,10 @@ function sendJsonRpcError(res: ServerResponse, status: number, message: string, 
 }
 
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
-  res.end(`${message}\n`);
+  // Close the connection: node would otherwise keep reading an unread (maybe endless) body to
+  // keep it alive, so a client without the token could hold sockets open indefinitely.
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close', ...headers });
+  res.end(`${message}\n`, () => res.socket?.destroySoon?.());
 }
 
 /**
@@ -117,8 +119,14 @@ export async function startHttpServer(rt: Runtime, ceiling: string[] | null, opt
     const mcp = createMcpSession(rt, ceiling, id);
     sessions.track({ id, kind: 'streamable', transport, mcp, lastActive: Date.now(), pending: new Set() });
     await mcp.server.connect(transport);
-    rt.log.info({ session: id }, 'streamable HTTP session opened');
     await transport.handleRequest(req, res, body);
+    // The SDK refused the initialize (406, 400…): the client never learnt the id, so the slot
+    // would otherwise stay taken until the idle sweep.
+    if (transport.sessionId === undefined || res.statusCode >= 400) {
+      await sessions.close(id, `initialize refused (${res.statusCode})`);
+      return;
+    }
+    rt.log.info({ session: id }, 'streamable HTTP session opened');
   }
 
   async function legacySse(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -173,6 +181,7 @@ export async function startHttpServer(rt: Runtime, ceiling: string[] | null, opt
     });
   });
   server.requestTimeout = 0; // tool calls and SSE streams may be long; idle sessions are swept instead
+  server.maxConnections = Number(process.env.TOOLGATE_HTTP_MAX_CONNECTIONS ?? 512);
   server.headersTimeout = 30_000;
 
   await new Promise<void>((resolve, reject) => {
