@@ -41,6 +41,8 @@ const CASES: Array<[string, string]> = [
   ['::127.0.0.1', 'loopback'],
   ['64:ff9b::a9fe:a9fe', 'metadata'],
   ['64:ff9b::7f00:1', 'loopback'],
+  ['::ffff:0:7f00:1', 'loopback'],
+  ['::ffff:0:a00:1', 'private'],
   ['2002:7f00:1::', 'loopback'],
   ['2002:0808:0808::', 'public'],
 ];

@@ -92,6 +92,8 @@ function classifyV6(g: number[]): AddressCategory {
   if (zeroUpTo(7) && g[7] === 1) return 'loopback';
   // IPv4 inside IPv6: mapped ::ffff:a.b.c.d, compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16.
   if (zeroUpTo(5) && g[5] === 0xffff) return classifyV4(v4From(g, 6));
+  // SIIT ::ffff:0:a.b.c.d (RFC 6052/7915): a translator would map it to the IPv4 address.
+  if (zeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return classifyV4(v4From(g, 6));
   if (zeroUpTo(6)) return classifyV4(v4From(g, 6));
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyV4(v4From(g, 6));
   if (g[0] === 0x2002) return classifyV4(v4From(g, 1));
