@@ -35,9 +35,12 @@ export class Runtime {
   get policy(): CompiledPolicy { return this.opts.policy; }
   get log(): Logger { return this.opts.log; }
 
-  /** Tools that are listed: those the policy does not deny outright. */
+  private listedCache?: AnyTool[];
+
+  /** Tools that are listed: those the policy does not deny outright (the policy never changes, so once). */
   listed(): AnyTool[] {
-    return [...this.tools.values()].filter((t) => !deniedOutright(t, this.policy));
+    this.listedCache ??= [...this.tools.values()].filter((t) => !deniedOutright(t, this.policy));
+    return this.listedCache;
   }
 
   stateDir(primaryRoot: string | undefined): string {
