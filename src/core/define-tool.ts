@@ -17,6 +17,9 @@ export type AnyTool = Tool<z.ZodObject, any>;
 /** Annotations of a tool that only looks: spread into the spec of list_dir, glob, grep, read_file, … */
 export const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
+/** Risk, permission and annotations of a tool that only reads files (list_dir, glob, grep, read_file). */
+export const FILE_READER: Pick<ToolSpec<z.ZodObject, unknown>, 'risk' | 'permissions' | 'annotations'> = { risk: 'low', permissions: ['fs.read'], annotations: READ_ONLY_ANNOTATIONS };
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const s = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete s.$schema;

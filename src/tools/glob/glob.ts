@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, descriptionBeside, READ_ONLY_ANNOTATIONS } from '../../core/define-tool.js';
+import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
 import type { PlanTarget, ResolvedPath, ToolContext, ToolResult } from '../../core/types.js';
 import { DEFAULT_MAX_VISITS, DEFAULT_TIME_LIMIT_MS, walk, type StopReason } from '../walk/walk.js';
@@ -33,10 +33,8 @@ export const globTool = defineTool({
   description: descriptionBeside(import.meta.url),
   input,
   output,
-  risk: 'low',
-  permissions: ['fs.read'],
+  ...FILE_READER,
   side_effects: 'none',
-  annotations: READ_ONLY_ANNOTATIONS,
   async plan(args, ctx) {
     const compiled = compilePattern(args.pattern, { hidden: args.hidden });
     const root = await ctx.workspace.resolve(args.path, 'search');

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { defineTool, descriptionBeside, READ_ONLY_ANNOTATIONS } from '../../core/define-tool.js';
+import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
 import type { ResolvedPath, ToolContext } from '../../core/types.js';
@@ -169,10 +169,8 @@ export const grepTool = defineTool({
   description: descriptionBeside(import.meta.url),
   input,
   output,
-  risk: 'low',
-  permissions: ['fs.read'],
+  ...FILE_READER,
   side_effects: 'none (reads files; may start ripgrep)',
-  annotations: READ_ONLY_ANNOTATIONS,
   aliases: { include: 'glob', case_insensitive: 'ignore_case', '-i': 'ignore_case', '-C': 'context', max_results: 'head_limit' },
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'search');

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { lstatSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { defineTool, descriptionBeside, READ_ONLY_ANNOTATIONS } from '../../core/define-tool.js';
+import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError, fromSystemError } from '../../core/errors.js';
 import type { ResolvedPath } from '../../core/types.js';
 import { openDir } from '../../workspace/safe-open.js';
@@ -64,10 +64,8 @@ export const listDirTool = defineTool({
   description: descriptionBeside(import.meta.url),
   input,
   output,
-  risk: 'low',
-  permissions: ['fs.read'],
+  ...FILE_READER,
   side_effects: 'none',
-  annotations: READ_ONLY_ANNOTATIONS,
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'list');
     if (!p.exists) throw new ToolError('NotFound', `${args.path} does not exist; check the parent folder with list_dir or search with glob.`);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { defineTool, descriptionBeside, READ_ONLY_ANNOTATIONS } from '../../core/define-tool.js';
+import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
 import type { ResolvedPath, ToolResult } from '../../core/types.js';
@@ -54,10 +54,8 @@ export const readFileTool = defineTool({
   description: descriptionBeside(import.meta.url),
   input,
   output,
-  risk: 'low',
-  permissions: ['fs.read'],
+  ...FILE_READER,
   side_effects: 'none (remembers the file\'s hash for this session, so later edits can check it is unchanged)',
-  annotations: READ_ONLY_ANNOTATIONS,
   aliases: { file_path: 'path' },
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'read');
