@@ -20,17 +20,19 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   const mcp = createMcpSession(rt, ceiling);
   let closing = false;
-  const shutdown = async (why: string) => {
+  // On a signal, calls in flight are cancelled; when the client closes stdin after sending its
+  // requests (`printf … | toolgate`), they are answered first (up to 30 s).
+  const shutdown = async (why: string, graceMs = 0) => {
     if (closing) return;
     closing = true;
     log.info({ why }, 'shutting down');
-    await mcp.close();
+    await mcp.close({ graceMs });
     rt.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.stdin.on('end', () => void shutdown('stdin closed'));
+  process.stdin.on('end', () => void shutdown('stdin closed', 30_000));
   const t = new StdioServerTransport();
   t.onclose = () => void shutdown('transport closed');
   await mcp.server.connect(t);

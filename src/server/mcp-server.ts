@@ -15,7 +15,8 @@ export interface McpSession {
   server: Server;
   roots: SessionRoots;
   session: Session;
-  close(): Promise<void>;
+  /** graceMs: let calls in flight finish for that long before they are cancelled (default: cancel now). */
+  close(opts?: { graceMs?: number }): Promise<void>;
 }
 
 /** The tools/list entry: MCP fields, plus toolgate's own in _meta. */
@@ -118,11 +119,16 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
 
   return {
     server, roots, session,
-    async close() {
+    async close(opts: { graceMs?: number } = {}) {
+      const settle = (ms: number) => Promise.race([
+        Promise.allSettled([...inflight].map((c) => c.done)),
+        new Promise((r) => setTimeout(r, ms).unref()),
+      ]);
+      // A client that sent its requests and closed its end still gets its answers (bounded).
+      if (opts.graceMs && inflight.size > 0) await settle(opts.graceMs);
       // Cancel what is still running and let each call finish its audit record (bounded wait).
       for (const c of inflight) c.ctrl.abort(new Error('session closed'));
-      const drained = Promise.allSettled([...inflight].map((c) => c.done));
-      await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
+      await settle(5000);
       await session.dispose();
       await server.close().catch(() => {});
     },
