@@ -1,4 +1,5 @@
-// Runs every *.test.ts under src/ with Node's test runner (TypeScript through tsx).
+// Runs every *.test.ts under src/ (unit tests beside the code) and tests/ (end-to-end, attack,
+// contract and client suites) with Node's test runner (TypeScript through tsx).
 // Usage: node scripts/run-tests.mjs [substring …]  — only files whose path contains one of them.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -14,7 +15,7 @@ function walk(dir, out = []) {
 }
 
 const filters = process.argv.slice(2);
-const files = walk('src').sort().filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+const files = [...walk('src'), ...walk('tests')].sort().filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { CREATE_PAYLOADS, REMOVE_PAYLOADS } from '../e2e/bypass-corpus.js';
+import { CREATE_PAYLOADS, REMOVE_PAYLOADS } from '../../tests/attacks/bypass-corpus.js';
 import { detectBwrap } from '../exec/sandbox.js';
 import { analyzeCommand, basename } from './analyze.js';
 import { loadShellParser } from './parser.js';

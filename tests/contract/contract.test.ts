@@ -10,8 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ListRootsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { ERROR_CODES } from '../core/errors.js';
-import { CLI, connectStdio, tempDir } from '../testing/helpers.js';
+import { ERROR_CODES } from '../../src/core/errors.js';
+import { CLI, connectStdio, tempDir } from '../../src/testing/helpers.js';
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
 const ajv = new AjvJsonSchemaValidator();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { ALLOWED, CI_POLICY, CREATE_PAYLOADS, REMOVE_PAYLOADS } from './bypass-corpus.js';
 
 const REFUSED = new Set(['ToolNotAllowed', 'ApprovalRequired']);

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { Session, type ElicitResponse } from '../core/session.js';
-import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
+import { Session, type ElicitResponse } from '../../src/core/session.js';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 
 const ALLOW_ALL = 'rules:\n  - tool: "*"\n    decision: allow\n';
 

@@ -8,8 +8,8 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { spawnHttpServer, type SpawnedHttp } from '../server/http-spawn.js';
-import { tempDir } from '../testing/helpers.js';
+import { spawnHttpServer, type SpawnedHttp } from '../../src/server/http-spawn.js';
+import { tempDir } from '../../src/testing/helpers.js';
 
 type Kind = 'streamable' | 'sse';
 

@@ -6,12 +6,12 @@ import pino from 'pino';
 import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { defineTool } from '../core/define-tool.js';
-import { Runtime } from '../core/runtime.js';
-import { defaultPolicy } from '../policy/load.js';
-import { startHttpServer, type HttpServerHandle } from '../server/http.js';
-import { tempDir } from '../testing/helpers.js';
-import { displayTool } from '../tools/display/display.js';
+import { defineTool } from '../../src/core/define-tool.js';
+import { Runtime } from '../../src/core/runtime.js';
+import { defaultPolicy } from '../../src/policy/load.js';
+import { startHttpServer, type HttpServerHandle } from '../../src/server/http.js';
+import { tempDir } from '../../src/testing/helpers.js';
+import { displayTool } from '../../src/tools/display/display.js';
 
 /** A tool that runs until the test releases it, or until its signal fires. */
 function gateTool() {

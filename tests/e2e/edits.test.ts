@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { connectStdio, tempDir } from '../testing/helpers.js';
+import { connectStdio, tempDir } from '../../src/testing/helpers.js';
 
 type Env = { ok: boolean; status: string; error: { code: string; message: string; details?: Record<string, any> } | null; data: any; artifacts: { files_changed: string[] } };
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { detectBwrap } from '../exec/sandbox.js';
-import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
+import { detectBwrap } from '../../src/exec/sandbox.js';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 
 const allow = (backend: string, extra = '') => policyFromYaml(`sandbox: { backend: ${backend} }\n${extra}\nrules:\n  - tool: "*"\n    decision: allow\n`);
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { connectStdio, tempDir } from '../testing/helpers.js';
+import { connectStdio, tempDir } from '../../src/testing/helpers.js';
 
 type Env = { ok: boolean; error: { code: string; message: string; details?: Record<string, any> } | null; data: any };
 type Answer = (req: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;

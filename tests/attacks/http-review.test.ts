@@ -8,14 +8,14 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import type { Envelope } from '../core/envelope.js';
-import { runCall } from '../core/pipeline.js';
-import { Runtime } from '../core/runtime.js';
-import type { Resolver } from '../net/guarded-fetch.js';
-import { spawnHttpServer, type SpawnedHttp } from '../server/http-spawn.js';
-import { SessionRoots } from '../server/session-roots.js';
-import { policyFromYaml, tempDir } from '../testing/helpers.js';
-import { createFetchUrlTool } from '../tools/fetch-url/fetch-url.js';
+import type { Envelope } from '../../src/core/envelope.js';
+import { runCall } from '../../src/core/pipeline.js';
+import { Runtime } from '../../src/core/runtime.js';
+import type { Resolver } from '../../src/net/guarded-fetch.js';
+import { spawnHttpServer, type SpawnedHttp } from '../../src/server/http-spawn.js';
+import { SessionRoots } from '../../src/server/session-roots.js';
+import { policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { createFetchUrlTool } from '../../src/tools/fetch-url/fetch-url.js';
 
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'review', version: '1' } } });
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { connectStdio, tempDir } from '../testing/helpers.js';
-import { ALLOWED, CI_POLICY, CREATE_PAYLOADS, REMOVE_PAYLOADS } from './bypass-corpus.js';
+import { connectStdio, tempDir } from '../../src/testing/helpers.js';
+import { ALLOWED, CI_POLICY, CREATE_PAYLOADS, REMOVE_PAYLOADS } from '../attacks/bypass-corpus.js';
 
 type Env = { ok: boolean; error: { code: string } | null; data: Record<string, unknown> | null };
 

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { spawnHttpServer, type SpawnedHttp } from '../server/http-spawn.js';
-import { tempDir } from '../testing/helpers.js';
+import { spawnHttpServer, type SpawnedHttp } from '../../src/server/http-spawn.js';
+import { tempDir } from '../../src/testing/helpers.js';
 
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fixes', version: '1' } } });
 const ws = tempDir('tg-http-fixes-');

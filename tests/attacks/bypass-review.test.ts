@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 
 const POLICY = `
 mode: ci

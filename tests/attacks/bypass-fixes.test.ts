@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { detectBwrap } from '../exec/sandbox.js';
-import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
+import { detectBwrap } from '../../src/exec/sandbox.js';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { FIX_CREATE_PAYLOADS, FIX_SECRET_PAYLOADS } from './bypass-corpus.js';
 
 const REFUSED = new Set(['ToolNotAllowed', 'ApprovalRequired']);

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CLI, tempDir } from '../testing/helpers.js';
+import { CLI, tempDir } from '../../src/testing/helpers.js';
 
 test('requests sent before stdin closes are answered before the server exits', async () => {
   const { dir, cleanup } = tempDir('tg-stdin-');

@@ -6,7 +6,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectStdio, tempDir } from '../testing/helpers.js';
+import { connectStdio, tempDir } from '../../src/testing/helpers.js';
 
 const CANARY = 'CANARY-race-outside-91c';
 const READS = 500;

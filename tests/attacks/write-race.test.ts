@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 
 const N = 60;
 const MS = Number(process.env.TOOLGATE_RACE_MS ?? 1500);

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../testing/helpers.js';
+import { tempDir } from '../../src/testing/helpers.js';
 
 /** Appears only outside the workspace: in file contents and in a file name. */
 export const CANARY = 'CANARY-0ut51de-e2e';

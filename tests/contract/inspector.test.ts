@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { CLI, REPO_ROOT, tempDir } from '../testing/helpers.js';
+import { CLI, REPO_ROOT, tempDir } from '../../src/testing/helpers.js';
 
 const INSPECTOR = path.join(REPO_ROOT, 'node_modules', '.bin', 'mcp-inspector');
 let base: { dir: string; cleanup: () => void };

@@ -204,7 +204,7 @@ export const REMOVE_PAYLOADS = remove;
 
 /**
  * Bypasses found by the independent review (they got through at the time), judged under a ci
- * policy that also allows `git log` and `grep` (src/e2e/bypass-fixes.test.ts).
+ * policy that also allows `git log` and `grep` (tests/attacks/bypass-fixes.test.ts).
  */
 export const FIX_CREATE_PAYLOADS = [
   // 1. arithmetic and subscript evaluation runs code held in values

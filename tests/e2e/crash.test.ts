@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CLI, connectStdio, tempDir } from '../testing/helpers.js';
+import { CLI, connectStdio, tempDir } from '../../src/testing/helpers.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const FILES = 30;

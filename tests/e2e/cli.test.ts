@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CLI, REPO_ROOT, tempDir } from '../testing/helpers.js';
+import { CLI, REPO_ROOT, tempDir } from '../../src/testing/helpers.js';
 
 let base: { dir: string; cleanup: () => void };
 let ws: string;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectStdio } from '../testing/helpers.js';
+import { connectStdio } from '../../src/testing/helpers.js';
 import { attackPaths, attackTree, CANARY, oddNames, type AttackTree } from './paths-fixture.js';
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;

@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO_ROOT, tempDir } from '../testing/helpers.js';
+import { REPO_ROOT, tempDir } from '../../src/testing/helpers.js';
 
 // `npm pack`, install the tarball in a fresh folder (dependencies come from the registry:
 // about 10-20 s here), and run the installed `toolgate` through npx. Needs `npm run build`
