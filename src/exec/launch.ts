@@ -60,7 +60,8 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
         : `The workspace holds ${secrets.paths.length} secret files (paths.deny), more than the sandbox masks (${MAX_SECRET_MOUNTS}); move them out or narrow the workspace.`);
     }
     const b = bwrapArgs({
-      secretPaths: secrets.paths,
+      // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets.
+      secretPaths: [...secrets.paths, ...rules.deniedAbs],
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
       protectedAbs: rules.protectedAbs, extraDeny: ctx.policy.data.paths.deny, extraProtect: ctx.policy.data.paths.protect,
     }, argv);

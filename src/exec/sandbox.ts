@@ -117,6 +117,8 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
     }
   }
   for (const p of s.protectedAbs) if (kindOf(p)) a.push('--ro-bind', p, p);
+  // Secrets outside every root (the user's toolgate state) are masked too: / is bound read-only, not hidden.
+  for (const p of s.secretPaths ?? []) if (!s.roots.some((r) => p.startsWith(r + '/'))) mask(p);
   if (!s.network) a.push('--unshare-net');
   a.push('--unshare-pid', '--die-with-parent', '--new-session', '--chdir', s.cwd, '--', ...argv);
   return { args: a, created };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Permission } from '../core/types.js';
 import { compileGlobs, PathRules } from '../workspace/path-rules.js';
+import { userPrivatePaths } from '../user-state.js';
 import { exampleWords, matchesAnyCommand, ruleCoversExample, splitCommandPattern, type ExamplePart } from './match-command.js';
 import { BUILTIN_PROFILES, isBuiltinProfile } from './profiles.js';
 import type { PolicyData, RuleData } from './schema.js';
@@ -86,6 +87,8 @@ export interface CompileOptions {
   mode?: 'interactive' | 'ci';
   /** Absolute paths protected whatever the rules say: the state dir and the policy file. */
   protectedAbs?: string[];
+  /** Absolute paths no tool may touch (default: the user's toolgate state and runtime dir). */
+  deniedAbs?: string[];
   lines?: (keyPath: (string | number)[]) => number | undefined;
   /** Parses a rule's match/not_match example with the shell parser (SPEC §7: checked at load). */
   commandExamples?: (text: string) => ExamplePart[];
@@ -116,6 +119,6 @@ export function compilePolicy(data: PolicyData, opts: CompileOptions): CompiledP
     permissions: new Set(permissions),
     mode: opts.mode ?? data.mode,
     rules,
-    pathRules: PathRules.withDefaults(data.paths.deny, data.paths.protect, protectedAbs, data.paths.allow_hardlinks),
+    pathRules: PathRules.withDefaults(data.paths.deny, data.paths.protect, protectedAbs, data.paths.allow_hardlinks, opts.deniedAbs ?? userPrivatePaths()),
   };
 }

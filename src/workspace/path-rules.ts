@@ -85,19 +85,22 @@ export class PathRules {
     /** Absolute paths protected whatever their name: the state dir and the policy file. */
     readonly protectedAbs: string[] = [],
     readonly allowHardlinks = false,
+    /** Absolute paths no tool may touch at all: the user's toolgate state and runtime dir (grants, pins, sockets, the console secret). */
+    readonly deniedAbs: string[] = [],
   ) {
     this.protectedAbs = withRealPaths(protectedAbs);
+    this.deniedAbs = withRealPaths(deniedAbs);
     this.denyMatch = compileGlobs(deny);
     this.protectMatch = compileGlobs(protect);
   }
 
   /** The same lists with more absolute paths protected (the state dir once it is known). */
   withProtected(abs: string[]): PathRules {
-    return new PathRules(this.deny, this.protect, [...this.protectedAbs, ...abs], this.allowHardlinks);
+    return new PathRules(this.deny, this.protect, [...this.protectedAbs, ...abs], this.allowHardlinks, this.deniedAbs);
   }
 
-  static withDefaults(extraDeny: string[] = [], extraProtect: string[] = [], protectedAbs: string[] = [], allowHardlinks = false): PathRules {
-    return new PathRules([...DEFAULT_DENY, ...extraDeny], [...DEFAULT_PROTECT, ...extraProtect], protectedAbs, allowHardlinks);
+  static withDefaults(extraDeny: string[] = [], extraProtect: string[] = [], protectedAbs: string[] = [], allowHardlinks = false, deniedAbs: string[] = []): PathRules {
+    return new PathRules([...DEFAULT_DENY, ...extraDeny], [...DEFAULT_PROTECT, ...extraProtect], protectedAbs, allowHardlinks, deniedAbs);
   }
 
   /** Candidate strings for one path: itself and each ancestor, relative and absolute (without the leading slash). */
@@ -120,6 +123,7 @@ export class PathRules {
   }
 
   isDenied(rel: string | null, abs: string, asDir = false): boolean {
+    if (this.deniedAbs.length && this.deniedAbs.some((p) => isUnder(abs, p))) return true;
     return this.matches(this.denyMatch, rel, abs, asDir);
   }
 

@@ -33,13 +33,17 @@ export interface FilterOptions {
 export class EntryFilter {
   private readonly deny: (p: string) => boolean;
   private readonly stateDirs: ReadonlySet<string>;
+  private readonly deniedAbs: ReadonlySet<string>;
 
   constructor(ws: Workspace, readonly opts: FilterOptions) {
     this.deny = ws.rules.denyMatch;
     this.stateDirs = new Set(ws.rules.protectedAbs);
+    this.deniedAbs = new Set(ws.rules.deniedAbs);
   }
 
   isDenied(relToRoot: string, abs: string, isDir: boolean): boolean {
+    // The walk reached `abs` through admitted ancestors, so an exact hit is enough here.
+    if (this.deniedAbs.has(abs)) return true;
     const a = abs.slice(1);
     if (this.deny(relToRoot) || this.deny(a)) return true;
     return isDir && (this.deny(`${relToRoot}/x`) || this.deny(`${a}/x`));
