@@ -8,10 +8,10 @@ export type SandboxBackend = 'bwrap' | 'none';
 // Whether bwrap works is a fact about this machine: probed once per process, shared.
 let probe: Promise<string | null> | undefined;
 
-/** Path of a working bwrap (a trial run succeeded), or null. */
+/** Path of a working bwrap (a trial run succeeded), or null. TOOLGATE_SANDBOX=none hides it (tests of the fallback). */
 export function detectBwrap(): Promise<string | null> {
   probe ??= new Promise((resolve) => {
-    if (process.platform !== 'linux') { resolve(null); return; }
+    if (process.platform !== 'linux' || process.env.TOOLGATE_SANDBOX?.trim().toLowerCase() === 'none') { resolve(null); return; }
     const bin = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find((p) => existsSync(p));
     if (!bin) { resolve(null); return; }
     execFile(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-net', '--unshare-pid',

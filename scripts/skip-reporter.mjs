@@ -1,0 +1,22 @@
+// A node:test reporter used beside `spec`: it collects every skipped test and, once the run
+// ends, prints them by name with the reason given to `skip` ("Skipped (N): name — reason"),
+// so a run on a machine without bubblewrap, ripgrep, a browser or a Docker engine says what
+// it did not test. The standard `ℹ tests N / ℹ pass N / ℹ fail N` lines stay spec's.
+import path from 'node:path';
+
+export default async function* skipReporter(source) {
+  const skipped = [];
+  for await (const event of source) {
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    const { skip, name, file } = event.data;
+    if (skip === undefined || skip === false) continue;
+    const where = file ? path.relative(process.cwd(), file) : '';
+    skipped.push({ name, where, reason: typeof skip === 'string' && skip ? skip : '(no reason given)' });
+  }
+  if (skipped.length === 0) {
+    yield '\nSkipped (0)\n';
+    return;
+  }
+  const lines = skipped.map((s) => `  - ${s.name} — ${s.reason}${s.where ? ` [${s.where}]` : ''}`);
+  yield `\nSkipped (${skipped.length}):\n${lines.join('\n')}\n`;
+}
