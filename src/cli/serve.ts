@@ -1,5 +1,5 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpSession } from '../server/mcp-server.js';
+import { LineStdioTransport } from '../server/stdio-transport.js';
 import { setup, UsageError, type CommonFlags } from './setup.js';
 
 export interface ServeFlags extends CommonFlags {
@@ -33,7 +33,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.stdin.on('end', () => void shutdown('stdin closed', 30_000));
-  const t = new StdioServerTransport();
+  // Our own reader: answers JSON-RPC batches and malformed lines, which the SDK's drops.
+  const t = new LineStdioTransport();
   t.onclose = () => void shutdown('transport closed');
   await mcp.server.connect(t);
   log.info({ roots: ceiling, policy: rt.policy.origin, profile: rt.policy.profile, mode: rt.policy.mode }, 'toolgate serving on stdio');

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
 import { PathRules } from '../workspace/path-rules.js';
+import { detectBwrap } from './sandbox.js';
 import { scanSecrets } from './secret-scan.js';
 
-const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-net', 'true']).status === 0;
+// Works, not only installed (and TOOLGATE_SANDBOX=none hides it).
+const hasBwrap = (await detectBwrap()) !== null;
 
 function tree(dir: string): void {
   for (const d of ['sub/deeper', 'keys', 'home/.ssh', 'src']) mkdirSync(path.join(dir, d), { recursive: true });

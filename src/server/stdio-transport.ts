@@ -1,0 +1,168 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** The SDK's own cap on one stdio message. */
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+type Id = string | number;
+const key = (id: Id) => JSON.stringify(id);
+
+interface Batch {
+  waiting: Set<string>;
+  replies: JSONRPCMessage[];
+}
+
+function errorReply(code: number, message: string, id: Id | null = null): JSONRPCMessage {
+  return { jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage;
+}
+
+function idOf(v: unknown): Id | null {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const id = (v as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * MCP over stdio (newline-delimited JSON-RPC), in place of the SDK's StdioServerTransport,
+ * which drops two things on the floor:
+ * - a JSON-RPC batch (an array; 2025-03-26 says receivers MUST accept them): each member is
+ *   fed to the server, and the responses to that batch's requests go back as ONE array once
+ *   all are ready (a batch of only notifications/responses gets no reply, as JSON-RPC says);
+ * - a malformed line: not JSON → `-32700` (parse error), JSON but not a JSON-RPC message →
+ *   `-32600` (invalid request), `id: null` unless the line carried a usable id; the server
+ *   keeps reading. Batches are answered whatever protocol version was negotiated, as the
+ *   Streamable HTTP transport does.
+ */
+export class LineStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private oversized = false;
+  private started = false;
+  private readonly batches = new Map<string, Batch>();
+
+  constructor(private readonly stdin: Readable = process.stdin, private readonly stdout: Writable = process.stdout) {}
+
+  private readonly onData = (chunk: Buffer) => {
+    let start = 0;
+    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
+      const part = chunk.subarray(start, nl);
+      start = nl + 1;
+      if (this.oversized) {
+        this.oversized = false;
+        this.reset();
+        continue;
+      }
+      const line = Buffer.concat([...this.chunks, part]).toString('utf8').replace(/\r$/, '');
+      this.reset();
+      this.handleLine(line);
+    }
+    const rest = chunk.subarray(start);
+    if (rest.length === 0 || this.oversized) return;
+    this.size += rest.length;
+    if (this.size > MAX_LINE_BYTES) {
+      // Answer at once and drop the rest of this line, without buffering it.
+      this.oversized = true;
+      this.reset();
+      this.write([errorReply(-32600, `Invalid Request: a message longer than ${MAX_LINE_BYTES} bytes`)]);
+      return;
+    }
+    this.chunks.push(rest);
+  };
+
+  private readonly onError = (e: Error) => this.onerror?.(e);
+
+  private reset() {
+    this.chunks = [];
+    this.size = 0;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('LineStdioTransport already started');
+    this.started = true;
+    this.stdin.on('data', this.onData);
+    this.stdin.on('error', this.onError);
+  }
+
+  private handleLine(line: string) {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.write([errorReply(-32700, 'Parse error: the line is not valid JSON')]);
+      return;
+    }
+    if (!Array.isArray(value)) {
+      const msg = this.check(value);
+      if ('error' in msg) this.write([msg.error]);
+      else this.onmessage?.(msg.ok);
+      return;
+    }
+    if (value.length === 0) {
+      this.write([errorReply(-32600, 'Invalid Request: an empty batch')]);
+      return;
+    }
+    const batch: Batch = { waiting: new Set(), replies: [] };
+    const good: JSONRPCMessage[] = [];
+    for (const item of value) {
+      const msg = this.check(item);
+      if ('error' in msg) batch.replies.push(msg.error);
+      else {
+        good.push(msg.ok);
+        const id = 'method' in msg.ok ? idOf(msg.ok) : null;
+        if (id !== null) {
+          batch.waiting.add(key(id));
+          this.batches.set(key(id), batch);
+        }
+      }
+    }
+    for (const m of good) this.onmessage?.(m);
+    this.flushIfDone(batch);
+  }
+
+  private check(value: unknown): { ok: JSONRPCMessage } | { error: JSONRPCMessage } {
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (parsed.success) return { ok: parsed.data };
+    return { error: errorReply(-32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response', idOf(value)) };
+  }
+
+  private flushIfDone(batch: Batch) {
+    if (batch.waiting.size > 0 || batch.replies.length === 0) return;
+    const replies = batch.replies;
+    batch.replies = [];
+    this.write(replies, true);
+  }
+
+  private write(messages: JSONRPCMessage[], asArray = false): Promise<void> {
+    const json = (asArray ? JSON.stringify(messages) : messages.map((m) => JSON.stringify(m)).join('\n')) + '\n';
+    return new Promise((resolve) => {
+      if (this.stdout.write(json)) resolve();
+      else this.stdout.once('drain', resolve);
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const isResponse = !('method' in message) && ('result' in message || 'error' in message);
+    const id = isResponse ? idOf(message) : null;
+    const batch = id !== null ? this.batches.get(key(id)) : undefined;
+    if (!batch || id === null) return this.write([message]);
+    this.batches.delete(key(id));
+    batch.waiting.delete(key(id));
+    batch.replies.push(message);
+    this.flushIfDone(batch);
+  }
+
+  async close(): Promise<void> {
+    this.stdin.off('data', this.onData);
+    this.stdin.off('error', this.onError);
+    if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+    this.reset();
+    this.batches.clear();
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,183 @@
+// Raw JSON-RPC over stdio and HTTP, as a client nobody here wrote would speak it: every protocol
+// version from 2024-11-05 on, batches (answered as one array; a batch of notifications gets
+// no reply), malformed lines (-32700 / -32600 with id null, and the server keeps going).
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { spawnHttpServer } from '../../src/server/http-spawn.js';
+import { CLI, tempDir } from '../../src/testing/helpers.js';
+
+const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+
+type Msg = Record<string, any>;
+
+class RawStdio {
+  private buf = '';
+  private readonly lines: unknown[] = [];
+  private waiters: Array<() => void> = [];
+  readonly child: ChildProcessWithoutNullStreams;
+
+  constructor(dir: string, state: string) {
+    this.child = spawn(process.execPath, [CLI, '--workspace', dir], {
+      env: { ...process.env, TOOLGATE_LOG_LEVEL: 'warn', XDG_STATE_HOME: path.join(state, 's'), XDG_RUNTIME_DIR: path.join(state, 'r') },
+    });
+    this.child.stdout.on('data', (c: Buffer) => {
+      this.buf += c.toString();
+      let nl: number;
+      while ((nl = this.buf.indexOf('\n')) !== -1) {
+        const line = this.buf.slice(0, nl);
+        this.buf = this.buf.slice(nl + 1);
+        this.lines.push(JSON.parse(line)); // every line on stdout must be JSON
+        this.waiters.splice(0).forEach((w) => w());
+      }
+    });
+  }
+
+  write(raw: string) { this.child.stdin.write(raw + '\n'); }
+  send(m: unknown) { this.write(JSON.stringify(m)); }
+
+  /** The next line from the server that satisfies `pick` (others stay queued). */
+  async next(pick: (v: any) => boolean = () => true, ms = 15_000): Promise<any> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const i = this.lines.findIndex(pick);
+      if (i !== -1) return this.lines.splice(i, 1)[0];
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no matching line from the server; queued: ${JSON.stringify(this.lines).slice(0, 500)}`);
+      await new Promise<void>((r) => { const t = setTimeout(r, left); this.waiters.push(() => { clearTimeout(t); r(); }); });
+    }
+  }
+
+  queued(): unknown[] { return [...this.lines]; }
+
+  async init(version: string): Promise<Msg> {
+    this.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const r = await this.next((v) => v.id === 'init');
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return r;
+  }
+
+  close() { this.child.kill(); }
+}
+
+function fixture() {
+  const { dir, cleanup } = tempDir('tg-raw-');
+  const ws = path.join(dir, 'ws');
+  mkdirSync(ws);
+  writeFileSync(path.join(ws, 'a.txt'), 'alpha\nbeta\n');
+  return { dir, ws, cleanup };
+}
+
+const byId = (id: unknown) => (v: any) => !Array.isArray(v) && v.id === id;
+const isArray = (v: unknown) => Array.isArray(v);
+
+for (const version of VERSIONS) {
+  test(`stdio ${version}: initialize, tools/list, tools/call, a batch and malformed lines`, async () => {
+    const f = fixture();
+    const c = new RawStdio(f.ws, f.dir);
+    try {
+      const init = await c.init(version);
+      assert.equal(init.result.protocolVersion, version, 'the server speaks the version the client asked for');
+
+      c.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      const list = await c.next(byId(1));
+      assert.ok(list.result.tools.some((t: Msg) => t.name === 'read_file'));
+
+      c.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } });
+      const read = await c.next(byId(2));
+      assert.equal(read.result.isError, false);
+      assert.match(read.result.content[0].text, /alpha/, 'the text block carries the content');
+
+      // A batch: two requests and a notification → one array with both answers.
+      c.send([
+        { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 999, reason: 'none' } },
+        { jsonrpc: '2.0', id: 11, method: 'ping' },
+      ]);
+      const batch = await c.next(isArray);
+      assert.deepEqual(batch.map((m: Msg) => m.id).sort(), [10, 11]);
+      assert.equal(batch.find((m: Msg) => m.id === 10).result.isError, false);
+      assert.deepEqual(batch.find((m: Msg) => m.id === 11).result, {});
+
+      // Malformed lines: answered with id null, the server keeps going.
+      c.write('{"jsonrpc": "2.0", "id": 3, "method": ');
+      const parse = await c.next(byId(null));
+      assert.equal(parse.error.code, -32700);
+      c.send({ hello: 'world' });
+      const invalid = await c.next(byId(null));
+      assert.equal(invalid.error.code, -32600);
+      c.send([]);
+      assert.equal((await c.next(byId(null))).error.code, -32600, 'an empty batch is an invalid request');
+      // A batch with a bad member: its error sits in the batch's answer beside the good one.
+      c.send([{ jsonrpc: '2.0', id: 20, method: 'ping' }, 42]);
+      const mixed = await c.next(isArray);
+      assert.deepEqual(mixed.find((m: Msg) => m.id === 20)?.result, {});
+      assert.equal(mixed.find((m: Msg) => m.id === null)?.error.code, -32600);
+      // Notifications only → no reply; the next request is answered, nothing arrived before it.
+      c.send([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
+      c.send({ jsonrpc: '2.0', id: 4, method: 'ping' });
+      assert.deepEqual((await c.next(byId(4))).result, {});
+      assert.deepEqual(c.queued(), [], 'nothing else was sent');
+    } finally {
+      c.close();
+      f.cleanup();
+    }
+  });
+}
+
+test('stdio: a batch whose answers finish out of order is still one array, ids matched', async () => {
+  const f = fixture();
+  const c = new RawStdio(f.ws, f.dir);
+  try {
+    await c.init('2025-03-26');
+    c.send([
+      { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'grep', arguments: { pattern: 'beta' } } },
+      { jsonrpc: '2.0', id: 'fast', method: 'ping' },
+      { jsonrpc: '2.0', id: 'missing', method: 'no/such/method' },
+    ]);
+    const batch = await c.next(isArray);
+    assert.equal(batch.length, 3);
+    assert.equal(batch.find((m: Msg) => m.id === 'slow').result.isError, false);
+    assert.equal(batch.find((m: Msg) => m.id === 'missing').error.code, -32601);
+  } finally {
+    c.close();
+    f.cleanup();
+  }
+});
+
+test('HTTP: the same batch is answered with the same ids (consistent with stdio)', async () => {
+  const f = fixture();
+  const srv = await spawnHttpServer(['--workspace', f.ws], { env: { XDG_STATE_HOME: path.join(f.dir, 's'), XDG_RUNTIME_DIR: path.join(f.dir, 'r') } });
+  try {
+    const post = async (body: unknown, session?: string) => {
+      const res = await fetch(`${srv.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${srv.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+          ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      const data = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+      return { res, messages: data.length ? data.flat() : text ? [JSON.parse(text)].flat() : [] };
+    };
+    const init = await post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const session = init.res.headers.get('mcp-session-id') ?? undefined;
+    assert.equal(init.messages[0].result.protocolVersion, '2025-03-26');
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+    const batch = await post([
+      { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } },
+      { jsonrpc: '2.0', id: 11, method: 'ping' },
+    ], session);
+    assert.deepEqual(batch.messages.map((m: Msg) => m.id).sort(), [10, 11]);
+    assert.equal(batch.messages.find((m: Msg) => m.id === 10).result.isError, false);
+    const notes = await post([{ jsonrpc: '2.0', method: 'notifications/initialized' }], session);
+    assert.equal(notes.res.status, 202, 'a batch of notifications gets no body');
+  } finally {
+    await srv.stop();
+    f.cleanup();
+  }
+});
