@@ -1,6 +1,9 @@
-# syntax=docker/dockerfile:1
 # toolgate in a container: Node 20 + ripgrep, runs as the unprivileged "node" user,
 # serves the folder mounted at /workspace.
+#
+# Plain Dockerfile syntax on purpose (no heredocs, no "# syntax" line, no COPY --chmod/--link,
+# no RUN --mount): it builds with the classic builder and BuildKit alike, and with buildah
+# (tests/contract/dockerfile.test.ts checks this).
 #
 #   docker build -t toolgate .
 #   # stdio (what a client launches):
@@ -13,15 +16,15 @@
 # Why the bubblewrap sandbox is off in here: bubblewrap needs unprivileged user namespaces
 # (and mount/pid namespaces), which Docker's default seccomp profile and capability set
 # forbid inside a container. Rather than ship a sandbox that fails on every command, the
-# image sets `sandbox.backend: none` in its policy; the container itself is the isolation
-# boundary (only /workspace is mounted; run it without --privileged and with --network none
-# if the agent needs no network). Results report `sandbox: "none"`.
+# image's policy (docker/policy.yaml) sets `sandbox.backend: none`; the container itself is
+# the isolation boundary (only /workspace is mounted; run it without --privileged and with
+# --network none if the agent needs no network). Results report `sandbox: "none"`.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
 RUN npm run build
@@ -37,22 +40,15 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /src/dist ./dist
 COPY policy.example.yaml ./
-RUN chmod 755 dist/cli.js && ln -s /opt/toolgate/dist/cli.js /usr/local/bin/toolgate \
- && mkdir -p /workspace /etc/toolgate && chown node:node /workspace
-COPY <<'YAML' /etc/toolgate/toolgate.yaml
-# Default policy of the toolgate image. Mount your own over this file to change it.
-version: 1
-profile: edit
-mode: interactive
-sandbox:
-  backend: none   # no user namespaces in a container: bubblewrap cannot run (see the Dockerfile)
-  network: deny
-network:
-  allow_private: false
-YAML
+COPY docker/policy.yaml /etc/toolgate/toolgate.yaml
+RUN chmod 755 dist/cli.js && chmod 644 /etc/toolgate/toolgate.yaml \
+ && ln -s /opt/toolgate/dist/cli.js /usr/local/bin/toolgate \
+ && mkdir -p /workspace && chown node:node /workspace
 
 USER node
-ENV NODE_ENV=production TOOLGATE_LOG_LEVEL=info
+# Grants and pins (user state) go to a writable place whatever --user is; mount a volume
+# there to keep "allow always" answers across containers.
+ENV NODE_ENV=production TOOLGATE_LOG_LEVEL=info XDG_STATE_HOME=/tmp/toolgate-state
 WORKDIR /workspace
 EXPOSE 3333
 ENTRYPOINT ["tini", "--", "toolgate", "--workspace", "/workspace", "--policy", "/etc/toolgate/toolgate.yaml"]
