@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorInfo } from './errors.js';
 import type { Status } from './types.js';
-import { renderBody } from './render.js';
+import { renderBody, renderDetails } from './render.js';
 
 export const errorSchema = z.object({
   code: z.enum(ERROR_CODES),
@@ -55,6 +55,8 @@ export interface Envelope {
 export function toCallToolResult(env: Envelope, extra: Array<{ type: 'image'; data: string; mimeType: string }> = []) {
   const lines = [env.error ? `[${env.error.code}] ${env.error.message}` : env.text];
   if (env.warnings?.length) lines.push(...env.warnings.map((w) => `warning: ${w}`));
+  const details = renderDetails(env.error?.details);
+  if (details) lines.push('', details);
   const body = renderBody(env.data);
   if (body) lines.push('', body);
   if (env.artifacts.storage_ref) lines.push('', `(full output: ${env.artifacts.storage_ref}, sha256 ${env.artifacts.sha256})`);

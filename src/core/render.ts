@@ -35,3 +35,25 @@ export function renderBody(data: unknown): string {
   }
   return parts.join('\n');
 }
+
+const DETAILS_MAX = 4000;
+
+/**
+ * An error's `details` as text, for clients without structuredContent (protocol 2024-11-05 /
+ * 2025-03-26) or that hand the model only the text block: the approval replay (the command
+ * the user runs, the rule to add to the policy) is spelled out; the rest is compact JSON.
+ */
+export function renderDetails(details: Record<string, unknown> | undefined): string {
+  if (!details || Object.keys(details).length === 0) return '';
+  const { replay, ...rest } = details as { replay?: { rule?: unknown; command?: unknown } } & Record<string, unknown>;
+  const parts: string[] = [];
+  if (replay && typeof replay === 'object') {
+    if (typeof replay.command === 'string' && replay.command) parts.push(`Replay command (the user runs it in a terminal to approve this one call):\n  ${replay.command}`);
+    if (typeof replay.rule === 'string' && replay.rule) parts.push(`Replay rule (the user adds it under rules: in the policy to allow such calls):\n${replay.rule.replace(/\n$/, '').split('\n').map((l) => `  ${l}`).join('\n')}`);
+  }
+  if (Object.keys(rest).length) {
+    const json = JSON.stringify(rest);
+    parts.push(`details: ${json.length > DETAILS_MAX ? `${json.slice(0, DETAILS_MAX)}… (cut; the full details are in structuredContent.error.details)` : json}`);
+  }
+  return parts.join('\n');
+}

@@ -19,8 +19,8 @@ class RawStdio {
   private waiters: Array<() => void> = [];
   readonly child: ChildProcessWithoutNullStreams;
 
-  constructor(dir: string, state: string) {
-    this.child = spawn(process.execPath, [CLI, '--workspace', dir], {
+  constructor(dir: string, state: string, args: string[] = []) {
+    this.child = spawn(process.execPath, [CLI, '--workspace', dir, ...args], {
       env: { ...process.env, TOOLGATE_LOG_LEVEL: 'warn', XDG_STATE_HOME: path.join(state, 's'), XDG_RUNTIME_DIR: path.join(state, 'r') },
     });
     this.child.stdout.on('data', (c: Buffer) => {
@@ -178,6 +178,29 @@ test('HTTP: the same batch is answered with the same ids (consistent with stdio)
     assert.equal(notes.res.status, 202, 'a batch of notifications gets no body');
   } finally {
     await srv.stop();
+    f.cleanup();
+  }
+});
+
+test('stdio 2024-11-05 (no structuredContent): the approval replay command and rule are in the text block', async () => {
+  const f = fixture();
+  const policy = path.join(f.dir, 'policy.yaml');
+  writeFileSync(policy, 'version: 1\nmode: ci\nrules:\n  - tool: write_file\n    decision: ask\n');
+  const c = new RawStdio(f.ws, f.dir, ['--policy', policy]);
+  try {
+    await c.init('2024-11-05');
+    c.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'new.txt', content: 'x' } } });
+    const r = await c.next(byId(1));
+    assert.equal(r.result.isError, true);
+    const text: string = r.result.content[0].text;
+    const details = r.result.structuredContent?.error?.details;
+    assert.match(text, /^\[ApprovalRequired\]/);
+    assert.ok(details?.replay?.command, 'the structured envelope has the replay');
+    assert.ok(text.includes(details.replay.command), `the text carries the replay command:\n${text}`);
+    for (const line of String(details.replay.rule).trim().split('\n')) assert.ok(text.includes(line.trim()), `the text carries the rule line "${line}"`);
+    assert.match(text, /"why":/, 'the other details are there too');
+  } finally {
+    c.close();
     f.cleanup();
   }
 });
