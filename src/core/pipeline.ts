@@ -165,6 +165,7 @@ export function validateArgs(tool: AnyTool, raw: unknown, warnings: string[] = [
     }
     args = a;
   }
+  if (args && typeof args === 'object' && !Array.isArray(args) && tool.adaptArgs) args = tool.adaptArgs({ ...(args as Record<string, unknown>) }, warnings);
   const parsed = tool.input.safeParse(args);
   if (!parsed.success) {
     throw new ToolError('InvalidArguments', `${tool.name}: ${formatZodError(parsed.error)}. See the tool's input schema.`,

@@ -5,6 +5,8 @@ const ALIASES: Record<string, string> = {
   read: 'read_file', write: 'write_file', edit: 'edit_file', multiedit: 'multi_edit', ls: 'list_dir',
   bash: 'run_command', shell: 'run_command', grep: 'grep', glob: 'glob', webfetch: 'fetch_url',
   fetch: 'fetch_url', patch: 'apply_patch', delete: 'delete_file', rm: 'delete_file',
+  // The seeds' tool schemas (their argument names are each tool's `aliases`).
+  globfilesearch: 'glob', runterminalcmd: 'run_command', runshell: 'run_command', searchfiles: 'grep',
 };
 
 function distance(a: string, b: string): number {

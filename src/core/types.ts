@@ -118,6 +118,12 @@ export interface ToolSpec<I extends z.ZodObject, D> {
   timeout_ms?: number;
   /** Old argument names still accepted (old -> new), with a warning in the result. */
   aliases?: Record<string, string>;
+  /**
+   * Argument shapes other agents use that a rename cannot express (read_file's
+   * start_line/end_line → offset/limit): runs after the renames, before validation; pushes a
+   * warning for what it changed; throws ToolError('InvalidArguments') on values it cannot map.
+   */
+  adaptArgs?: (args: Record<string, unknown>, warnings: string[]) => Record<string, unknown>;
   plan(args: z.output<I>, ctx: PlanContext): Promise<Plan> | Plan;
   execute(args: z.output<I>, plan: Plan, ctx: ToolContext): Promise<ToolResult<D>>;
 }

@@ -61,6 +61,8 @@ export interface SingleFileOptions {
   verb: string;
   /** write_file may create; the edit tools need an existing file. */
   mayCreate: boolean;
+  /** write_file append: adds to what is there without replacing it, so no prior read is needed (expected_sha256 still checked). */
+  readNotRequired?: boolean;
 }
 
 /**
@@ -77,7 +79,7 @@ export async function planFileChange<A extends FileChangeArgs>(args: A, ctx: Pla
     if (!args.create_dirs && !(await parentExists(rp))) {
       throw new ToolError('NotFound', `The directory of ${rp.display} does not exist; pass create_dirs: true to create it.`, { details: { path: rp.display } });
     }
-  } else if (args.expected_sha256 === undefined) {
+  } else if (args.expected_sha256 === undefined && !opts.readNotRequired) {
     if (!ctx.session.reads.has(rp.abs)) throw readRequired(rp);
     const current = await readCurrent(rp, ctx.workspace, ctx.policy.data.limits.max_file_bytes);
     checkFresh(rp, current, ctx.session);
@@ -123,15 +125,18 @@ export function pathOf(plan: Plan): ResolvedPath {
 }
 
 /** The change itself: under the file's lock, read, check fresh, transform, diff, write atomically, record. */
-export async function executeFileChange<A extends FileChangeArgs, X>(args: A, plan: Plan, ctx: ToolContext, transform: Transform<X>):
-  Promise<ToolResult<FileChangeData & X>> {
+export async function executeFileChange<A extends FileChangeArgs, X>(args: A, plan: Plan, ctx: ToolContext, transform: Transform<X>,
+  opts: Pick<SingleFileOptions, 'readNotRequired'> = {}): Promise<ToolResult<FileChangeData & X>> {
   let rp = pathOf(plan);
   const ws = ctx.workspace;
   const max = ctx.policy.data.limits.max_file_bytes;
   return withPathLocks([rp.abs], async () => {
     const { current, outcome } = await currentFor(plan, rp, ws, max);
     if (rp.exists && !current) throw new ToolError('NotFound', `${rp.display} was deleted since the call was planned; nothing was written.`, { details: { path: rp.display } });
-    checkFresh(rp, current, ctx.session, args.expected_sha256);
+    const unread = opts.readNotRequired && args.expected_sha256 === undefined;
+    // What the caller knew of the file before: only then is the result recorded as read.
+    const knew = !current || !unread || ctx.session.reads.get(rp.abs)?.sha256 === current.sha256;
+    if (!unread) checkFresh(rp, current, ctx.session, args.expected_sha256);
     const t = (outcome as ReturnType<Transform<X>> | undefined) ?? transform(current);
     const { buf, extra, lineEndings } = t;
     if (buf.length > max) {
@@ -153,7 +158,7 @@ export async function executeFileChange<A extends FileChangeArgs, X>(args: A, pl
       if (!current && args.create_dirs) rp = (await createParents(rp, ws)).rp;
       const st = await atomicWrite(rp.abs, rp.display, buf, current?.stat ?? null, ws.rules.allowHardlinks);
       mtime = st.mtimeMs;
-      ctx.session.recordRead(rp.abs, { size: buf.length, mtime_ms: st.mtimeMs, sha256: newSha });
+      if (knew) ctx.session.recordRead(rp.abs, { size: buf.length, mtime_ms: st.mtimeMs, sha256: newSha });
     } else if (unchanged) {
       mtime = current!.stat.mtimeMs;
     }

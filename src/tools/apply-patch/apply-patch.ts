@@ -37,7 +37,7 @@ export const applyPatchTool = defineTool({
   permissions: ['fs.write', 'fs.delete'],
   side_effects: 'adds, changes, renames or deletes the files the patch names, all or nothing',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  aliases: { diff: 'patch' },
+  aliases: { diff: 'patch', patch_text: 'patch' },
   async plan(args, ctx) {
     const files = parseFilePatches(args.patch);
     const targets: PlanTarget[] = [];

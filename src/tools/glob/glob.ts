@@ -35,6 +35,8 @@ export const globTool = defineTool({
   output,
   ...FILE_READER,
   side_effects: 'none',
+  // Cursor's glob_file_search(glob_pattern, target_directory).
+  aliases: { glob_pattern: 'pattern', target_directory: 'path' },
   async plan(args, ctx) {
     const compiled = compilePattern(args.pattern, { hidden: args.hidden });
     const root = await ctx.workspace.resolve(args.path, 'search');

@@ -171,7 +171,7 @@ export const grepTool = defineTool({
   output,
   ...FILE_READER,
   side_effects: 'none (reads files; may start ripgrep)',
-  aliases: { include: 'glob', case_insensitive: 'ignore_case', '-i': 'ignore_case', '-C': 'context', max_results: 'head_limit' },
+  aliases: { include: 'glob', file_pattern: 'glob', case_insensitive: 'ignore_case', '-i': 'ignore_case', '-C': 'context', max_results: 'head_limit' },
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'search');
     if (!p.exists) throw new ToolError('NotFound', `${args.path} does not exist. Check the path with list_dir or glob.`);

@@ -66,6 +66,7 @@ export const listDirTool = defineTool({
   output,
   ...FILE_READER,
   side_effects: 'none',
+  aliases: { ignore_globs: 'ignore' },
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'list');
     if (!p.exists) throw new ToolError('NotFound', `${args.path} does not exist; check the parent folder with list_dir or search with glob.`);

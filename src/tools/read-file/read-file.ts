@@ -6,6 +6,7 @@ import { limitText } from '../../core/output.js';
 import type { ResolvedPath, ToolResult } from '../../core/types.js';
 import { openFileForRead } from '../../workspace/safe-open.js';
 import { countLines, imageMime, readAll, scanText } from './scan.js';
+import { lineRangeArgs } from './line-range.js';
 
 /** Longer lines are cut (minified files would otherwise fill the whole budget with one line). */
 export const MAX_LINE_CHARS = 2000;
@@ -57,6 +58,7 @@ export const readFileTool = defineTool({
   ...FILE_READER,
   side_effects: 'none (remembers the file\'s hash for this session, so later edits can check it is unchanged)',
   aliases: { file_path: 'path' },
+  adaptArgs: lineRangeArgs,
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'read');
     if (!p.exists) throw new ToolError('NotFound', `${args.path} does not exist; check the path with list_dir or glob.`, { details: { path: args.path } });

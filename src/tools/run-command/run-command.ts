@@ -28,6 +28,8 @@ export const runCommandTool = defineTool({
   risk: 'medium',
   permissions: ['proc.exec'],
   side_effects: 'runs a process in the workspace (inside the OS sandbox when available)',
+  // run_terminal_cmd(command, is_background) / run_shell(command, cwd).
+  aliases: { is_background: 'background' },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   // The command enforces its own limit (so a timeout still returns the output); this is only a backstop.
   timeout_ms: 24 * 3600_000 + 60_000,
