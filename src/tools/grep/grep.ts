@@ -12,6 +12,7 @@ import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
+import { sortByMtime } from './sort.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type Query } from './types.js';
 import { confirmContent, verifyHits } from './verify.js';
 
@@ -37,6 +38,7 @@ const input = z.strictObject({
   head_limit: z.number().int().min(1).max(MAX_HEAD_LIMIT).optional().describe(`Return at most this many entries (lines, files or counts). Default ${DEFAULT_HEAD_LIMIT}.`),
   offset: z.number().int().min(0).default(0).describe('Skip this many entries first (paging: pass the previous offset + entries shown).'),
   hidden: z.boolean().default(false).describe('Also search hidden files and folders (names starting with "."). .git and .toolgate are never searched.'),
+  sort: z.enum(['path', 'mtime']).default('path').describe('Order of files: "path" (default) or "mtime" (most recently modified first).'),
 });
 
 const matchItem = z.object({
@@ -60,6 +62,7 @@ const output = z.object({
   truncated: z.boolean().describe('More entries exist than are returned here.'),
   capped: z.enum(['time', 'visits']).nullable().describe('The search stopped early at the time or visit cap.'),
   fallback_used: z.boolean().describe('The built-in engine ran because ripgrep is not available.'),
+  fallback_reason: z.string().nullable().describe('Why the built-in engine ran (e.g. "ripgrep is turned off (TOOLGATE_RG=off)", "ripgrep (rg) is not on PATH"), or null.'),
   engine: z.enum(['ripgrep', 'builtin']),
   notes: z.array(z.string()).optional(),
 });
@@ -191,6 +194,10 @@ export const grepTool = defineTool({
     const { result, engine, fallbackReason } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap);
     const notes = [...result.notes];
     let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
+    if (args.sort === 'mtime') {
+      hits = await sortByMtime(hits, rp.abs, rp.kind === 'file');
+      if (!result.complete) notes.push('Sorted by mtime among the files found before the search stopped.');
+    }
     let exact = result.complete;
     let overBudget = false;
     if (engine === 'ripgrep') {
@@ -268,6 +275,7 @@ export const grepTool = defineTool({
       truncated,
       capped: result.capped,
       fallback_used,
+      fallback_reason: fallback_used ? fallbackReason : null,
       engine,
       ...(notes.length ? { notes } : {}),
     };

@@ -6,7 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '../../core/errors.js';
 import { attachContext, cutLine, recordText } from './search-text.js';
 import type { DenyFilter, Selection } from './select.js';
-import { COLLECT_CAP, type Cap, type EngineResult, type FileHit, type MatchRecord, type Query } from './types.js';
+import { COLLECT_CAP, MAX_LINE_CHARS, type Cap, type EngineResult, type FileHit, type MatchRecord, type Query } from './types.js';
 
 /** The ripgrep engine: `rg` streamed (JSON for content, NUL-separated names otherwise). */
 
@@ -167,7 +167,7 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
       const kind = line.startsWith('{"type":"match"') ? 'match' : line.startsWith('{"type":"context"') ? 'context'
         : line.startsWith('{"type":"end"') ? 'end' : line.startsWith('{"type":"summary"') ? 'summary' : '';
       if (kind === 'match' || kind === 'context') {
-        const m = JSON.parse(line) as { data: { path: { text?: string; bytes?: string }; lines: { text?: string; bytes?: string }; line_number: number } };
+        const m = JSON.parse(line) as { data: { path: { text?: string; bytes?: string }; lines: { text?: string; bytes?: string }; line_number: number; submatches?: Array<{ start: number }> } };
         const rel = isFile ? '' : stripDot(jsonText(m.data.path));
         if (!cur || cur.rel !== rel) {
           finishFile();
@@ -179,7 +179,10 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
         if (kind === 'match') {
           let extra = 0;
           for (let i = raw.indexOf('\n'); i >= 0 && i < raw.length - 1; i = raw.indexOf('\n', i + 1)) extra++;
-          cur.records.push({ line: n, end: n + extra, text: recordText(raw), before: [], after: [] });
+          // rg gives the match's start as a byte offset: as a character offset, to cut a long line around it.
+          const byteAt = m.data.submatches?.[0]?.start ?? 0;
+          const at = raw.length > MAX_LINE_CHARS ? Buffer.from(raw).subarray(0, byteAt).toString('utf8').length : byteAt;
+          cur.records.push({ line: n, end: n + extra, text: recordText(raw, at), before: [], after: [] });
         } else {
           const body = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
           body.split('\n').forEach((t, i) => cur!.ctx.set(n + i, cutLine(t)));

@@ -1,17 +1,57 @@
 import type { JsPattern } from './regex.js';
 import { BINARY_WINDOW, MAX_LINE_CHARS, type MatchRecord, type OutputMode } from './types.js';
 
-/** One line as results show it: no trailing CR, cut to MAX_LINE_CHARS (both engines). */
-export function cutLine(s: string): string {
+/** Characters of a cut line shown before the match, so the match is seen with what leads to it. */
+const LEAD_CHARS = 100;
+
+/**
+ * One line as results show it: no trailing CR, cut to MAX_LINE_CHARS (both engines). With
+ * `at` (where the match starts in the line), a long line is cut AROUND the match — "…" marks
+ * each side that was cut — so a match at character 5,000 of a minified line is shown.
+ */
+export function cutLine(s: string, at = 0): string {
   const t = s.charCodeAt(s.length - 1) === 13 ? s.slice(0, -1) : s;
-  return t.length > MAX_LINE_CHARS ? `${t.slice(0, MAX_LINE_CHARS)}…` : t;
+  if (t.length <= MAX_LINE_CHARS) return t;
+  let start = Math.max(0, Math.min(at - LEAD_CHARS, t.length - MAX_LINE_CHARS));
+  // Never split a surrogate pair.
+  if (start > 0 && /[\udc00-\udfff]/.test(t[start]!)) start--;
+  let end = start + MAX_LINE_CHARS;
+  if (end < t.length && /[\ud800-\udbff]/.test(t[end - 1]!)) end--;
+  return `${start > 0 ? '…' : ''}${t.slice(start, end)}${end < t.length ? '…' : ''}`;
 }
 
-/** The text of a match record: its lines, each cut, without the final newline. */
-export function recordText(raw: string): string {
+/** Whether `shown` is what cutLine makes of `line` for some match position (confirming a result against the file). */
+export function showsLine(line: string, shown: string): boolean {
+  const t = line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
+  if (t.length <= MAX_LINE_CHARS) return t === shown;
+  const lead = shown.startsWith('…');
+  const trail = shown.endsWith('…');
+  const body = shown.slice(lead ? 1 : 0, trail ? -1 : undefined);
+  if (body.length < MAX_LINE_CHARS - 1 || body.length > MAX_LINE_CHARS) return false;
+  if (!lead) return t.startsWith(body);
+  if (!trail) return t.endsWith(body);
+  return t.includes(body);
+}
+
+/** The text of a match record: its lines, each cut (the one holding `at`, a character offset into raw, around it), without the final newline. */
+export function recordText(raw: string, at = 0): string {
   const body = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
-  if (!body.includes('\n')) return cutLine(body);
-  return body.split('\n').map(cutLine).join('\n');
+  if (!body.includes('\n')) return cutLine(body, at);
+  let offset = 0;
+  return body.split('\n').map((line) => {
+    const col = at >= offset && at <= offset + line.length ? at - offset : 0;
+    offset += line.length + 1;
+    return cutLine(line, col);
+  }).join('\n');
+}
+
+/** Where the pattern first matches in one line (0 when unknown). */
+function matchColumn(line: string, pat: JsPattern): number {
+  if (pat.literal !== null) return Math.max(0, line.indexOf(pat.literal));
+  pat.re.lastIndex = 0;
+  const m = pat.re.exec(line);
+  pat.re.lastIndex = 0;
+  return m ? m.index : 0;
 }
 
 /**
@@ -94,7 +134,7 @@ export function searchText(text: string, pat: JsPattern, multiline: boolean, mod
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       if (pat.literal !== null ? !line.includes(pat.literal) : (re.lastIndex = 0, !re.test(line))) continue;
-      records.push({ line: i + 1, end: i + 1, text: wantText ? cutLine(line) : '', before: [], after: [] });
+      records.push({ line: i + 1, end: i + 1, text: wantText ? cutLine(line, line.length > MAX_LINE_CHARS ? matchColumn(line, pat) : 0) : '', before: [], after: [] });
       if (mode === 'files_with_matches') break;
     }
   } else {
@@ -111,6 +151,7 @@ export function searchText(text: string, pat: JsPattern, multiline: boolean, mod
       return lo + 1;
     };
     re.lastIndex = 0;
+    const firstAt = new Map<MatchRecord, number>();
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const s = m.index;
       const e = s + m[0].length;
@@ -121,12 +162,14 @@ export function searchText(text: string, pat: JsPattern, multiline: boolean, mod
       const prev = records[records.length - 1];
       if (prev && first <= prev.end) prev.end = Math.max(prev.end, last);
       else {
-        records.push({ line: first, end: last, text: '', before: [], after: [] });
+        const rec: MatchRecord = { line: first, end: last, text: '', before: [], after: [] };
+        records.push(rec);
+        firstAt.set(rec, s - starts[first - 1]!);
         if (mode === 'files_with_matches') break;
       }
       if (re.lastIndex > text.length) break;
     }
-    if (wantText) for (const r of records) r.text = lines.slice(r.line - 1, r.end).map(cutLine).join('\n');
+    if (wantText) for (const r of records) r.text = lines.slice(r.line - 1, r.end).map((l, k) => cutLine(l, k === 0 ? firstAt.get(r) ?? 0 : 0)).join('\n');
   }
   if (records.length === 0) return null;
   if (wantText) attachContext(records, context, (l) => (l >= 1 && l <= lines.length ? cutLine(lines[l - 1]!) : undefined));

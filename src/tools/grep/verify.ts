@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
-import { cutLine, decodeForSearch, searchText } from './search-text.js';
+import { decodeForSearch, searchText, showsLine } from './search-text.js';
 import type { FileHit, OutputMode } from './types.js';
 
 /**
@@ -102,7 +102,7 @@ export async function confirmContent(sorted: FileHit[], rootAbs: string, need: n
       if (text === null) return false;
       if (check.mode === 'content') {
         const lines = text.split('\n');
-        return h.records.every((r) => r.text.split('\n').every((t, k) => lines[r.line - 1 + k] !== undefined && cutLine(lines[r.line - 1 + k]!) === t));
+        return h.records.every((r) => r.text.split('\n').every((t, k) => lines[r.line - 1 + k] !== undefined && showsLine(lines[r.line - 1 + k]!, t)));
       }
       if (!check.pat) return true; // a pattern only ripgrep can run: the folder and lstat checks stand alone
       // Names and counts: the real file must match (as often) under the translated pattern.
