@@ -58,3 +58,42 @@ test('inspector: display and list_dir', () => {
   assert.equal(listed.structuredContent.ok, true);
   assert.ok(listed.structuredContent.data.entries.some((e: { name: string }) => e.name === 'a.txt'));
 });
+
+// Over HTTP: the Inspector CLI 0.16.8+ sends the bearer token with --header (0.15 could not).
+async function overHttp(fn: (url: string, token: string) => void | Promise<void>) {
+  const { spawnHttpServer } = await import('../../src/server/http-spawn.js');
+  const srv = await spawnHttpServer(['--workspace', ws], {
+    env: { XDG_STATE_HOME: path.join(base.dir, 'state'), XDG_RUNTIME_DIR: path.join(base.dir, 'run') },
+  });
+  try {
+    await fn(`${srv.url}/mcp`, srv.token);
+  } finally {
+    await srv.stop();
+  }
+}
+
+function inspectorHttp(url: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(INSPECTOR, ['--cli', url, ...args], { encoding: 'utf8', timeout: 90_000 });
+}
+
+test('inspector over HTTP (--transport http --header "Authorization: Bearer …"): tools/list and tools/call', async () => {
+  await overHttp(async (url, token) => {
+    const run = (...a: string[]) => new Promise<ReturnType<typeof inspectorHttp>>((r) => setImmediate(() => r(inspectorHttp(url, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...a))));
+    const list = await run('--method', 'tools/list');
+    assert.ok(list.stdout.trim().startsWith('{'), `inspector printed no JSON (exit ${list.status}): ${list.stdout}\n${list.stderr}`);
+    const names = JSON.parse(list.stdout).tools.map((t: { name: string }) => t.name);
+    assert.ok(names.includes('read_file') && names.includes('grep'), names.join(','));
+    const call = await run('--method', 'tools/call', '--tool-name', 'read_file', '--tool-arg', 'path=a.txt');
+    const out = JSON.parse(call.stdout);
+    assert.equal(out.structuredContent.ok, true);
+    assert.match(out.content[0].text, /from the inspector/);
+  });
+});
+
+test('inspector over HTTP without the token is refused (control)', async () => {
+  await overHttp(async (url) => {
+    const r = await new Promise<ReturnType<typeof inspectorHttp>>((res) => setImmediate(() => res(inspectorHttp(url, '--transport', 'http', '--method', 'tools/list'))));
+    assert.notEqual(r.status, 0);
+    assert.ok(!r.stdout.includes('read_file'), r.stdout);
+  });
+});
