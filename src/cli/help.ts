@@ -26,6 +26,8 @@ Options (serve, call, tools, policy check):
 Environment:
   TOOLGATE_LOG_LEVEL  pino log level for stderr (default info); stdout carries only MCP messages
   TOOLGATE_TOKEN      bearer token required by the HTTP transport
+  TOOLGATE_RG         off: grep uses its built-in engine; /path/to/rg: that ripgrep binary
+  TOOLGATE_SANDBOX    none: act as if bubblewrap were not installed (auto → no sandbox)
 
 Examples:
   toolgate --workspace ~/code/app
