@@ -45,7 +45,11 @@ export class LineStdioTransport implements Transport {
   private started = false;
   private readonly batches = new Map<string, Batch>();
 
-  constructor(private readonly stdin: Readable = process.stdin, private readonly stdout: Writable = process.stdout) {}
+  constructor(
+    private readonly stdin: Readable = process.stdin,
+    private readonly stdout: Writable = process.stdout,
+    private readonly maxLineBytes = MAX_LINE_BYTES,
+  ) {}
 
   private readonly onData = (chunk: Buffer) => {
     let start = 0;
@@ -64,11 +68,11 @@ export class LineStdioTransport implements Transport {
     const rest = chunk.subarray(start);
     if (rest.length === 0 || this.oversized) return;
     this.size += rest.length;
-    if (this.size > MAX_LINE_BYTES) {
+    if (this.size > this.maxLineBytes) {
       // Answer at once and drop the rest of this line, without buffering it.
       this.oversized = true;
       this.reset();
-      this.write([errorReply(-32600, `Invalid Request: a message longer than ${MAX_LINE_BYTES} bytes`)]);
+      this.write([errorReply(-32600, `Invalid Request: a message longer than ${this.maxLineBytes} bytes`)]);
       return;
     }
     this.chunks.push(rest);

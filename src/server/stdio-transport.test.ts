@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { LineStdioTransport } from './stdio-transport.js';
+
+function rig(maxLineBytes?: number) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const t = new LineStdioTransport(stdin, stdout, maxLineBytes);
+  const got: JSONRPCMessage[] = [];
+  const written: unknown[] = [];
+  let buf = '';
+  stdout.on('data', (c: Buffer) => {
+    buf += c.toString();
+    for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n')) {
+      written.push(JSON.parse(buf.slice(0, nl)));
+      buf = buf.slice(nl + 1);
+    }
+  });
+  t.onmessage = (m) => got.push(m);
+  const tick = () => new Promise((r) => setImmediate(r));
+  return { stdin, t, got, written, tick };
+}
+
+test('messages split across chunks, several in one chunk, CRLF and blank lines', async () => {
+  const r = rig();
+  await r.t.start();
+  r.stdin.write('{"jsonrpc":"2.0","id":1,"met');
+  r.stdin.write('hod":"ping"}\r\n\n{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","id":2,"method":"b"}\n');
+  await r.tick();
+  assert.deepEqual(r.got.map((m) => ('method' in m ? m.method : null)), ['ping', 'a', 'b']);
+  assert.deepEqual(r.written, []);
+});
+
+test('a batch: members fed one by one, the answers written as one array once all are in', async () => {
+  const r = rig();
+  await r.t.start();
+  r.stdin.write('[{"jsonrpc":"2.0","id":1,"method":"x"},{"jsonrpc":"2.0","method":"note"},{"jsonrpc":"2.0","id":"b","method":"y"}]\n');
+  await r.tick();
+  assert.equal(r.got.length, 3);
+  await r.t.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } } as JSONRPCMessage);
+  await r.t.send({ jsonrpc: '2.0', id: 'b', result: {} } as JSONRPCMessage);
+  await r.tick();
+  assert.deepEqual(r.written, [{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }], 'notifications go out at once; the batch waits');
+  await r.t.send({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'nope' } } as JSONRPCMessage);
+  await r.tick();
+  assert.deepEqual(r.written[1], [{ jsonrpc: '2.0', id: 'b', result: {} }, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'nope' } }]);
+  // Later answers with the same id are not held back.
+  await r.t.send({ jsonrpc: '2.0', id: 1, result: {} } as JSONRPCMessage);
+  await r.tick();
+  assert.deepEqual(r.written[2], { jsonrpc: '2.0', id: 1, result: {} });
+});
+
+test('parse errors, invalid requests, empty and notification-only batches', async () => {
+  const r = rig();
+  await r.t.start();
+  r.stdin.write('not json\n{"id":7,"method":"x"}\n[]\n[{"jsonrpc":"2.0","method":"n"}]\n"str"\n');
+  await r.tick();
+  assert.deepEqual(r.written.map((w) => (w as { error: { code: number } }).error.code), [-32700, -32600, -32600, -32600]);
+  assert.deepEqual(r.written.map((w) => (w as { id: unknown }).id), [null, 7, null, null], 'the id is echoed when the line had a usable one');
+  assert.equal(r.got.length, 1, 'the notification in the batch was delivered');
+});
+
+test('an over-long line is refused once and dropped; the next line is read', async () => {
+  const r = rig(64);
+  await r.t.start();
+  r.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"${'x'.repeat(40)}`);
+  r.stdin.write(`${'y'.repeat(100)}`);
+  r.stdin.write(`${'z'.repeat(100)}"}\n{"jsonrpc":"2.0","id":2,"method":"ok"}\n`);
+  await r.tick();
+  assert.equal(r.written.length, 1);
+  assert.equal((r.written[0] as { error: { code: number } }).error.code, -32600);
+  assert.deepEqual(r.got.map((m) => ('id' in m ? m.id : null)), [2]);
+});
+
+test('close stops reading and reports it', async () => {
+  const r = rig();
+  let closed = false;
+  r.t.onclose = () => { closed = true; };
+  await r.t.start();
+  await r.t.close();
+  r.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  await r.tick();
+  assert.equal(closed, true);
+  assert.equal(r.got.length, 0);
+});
