@@ -46,7 +46,7 @@ test('the form asks for decision: allow_once | allow_session | deny, required, a
   assert.deepEqual(p.requestedSchema.properties.decision.enum, ['allow_once', 'allow_session', 'deny']);
   assert.match(p.message, /write_file/);
   assert.match(p.message, /medium risk/);
-  assert.ok(p.message.includes(JSON.stringify({ path: 'a.txt', content, create_dirs: false, dry_run: false })), 'the exact args, not cut');
+  assert.ok(p.message.includes(JSON.stringify({ path: 'a.txt', content, append: false, create_dirs: false, dry_run: false })), 'the exact args, not cut');
   assert.match(p.message, /grants: write_file \(write\) on "[^"]*\/a\.txt"/);
   await s.close();
   cleanup();
