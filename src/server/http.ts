@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import type { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { UsageError } from '../cli/setup.js';
@@ -10,6 +10,7 @@ import { BodyError, readJsonBody } from './http-body.js';
 import { allowedHostHeaders, checkBearer, hostAllowed, isLoopbackHost, newToken, originAllowed } from './http-guard.js';
 import { SessionRegistry } from './http-sessions.js';
 import { createMcpSession } from './mcp-server.js';
+import { BatchingSseTransport } from './sse-transport.js';
 
 export interface HttpOptions {
   host: string;
@@ -133,7 +134,7 @@ export async function startHttpServer(rt: Runtime, ceiling: string[] | null, opt
     if (url.pathname === '/sse') {
       if (req.method !== 'GET') { refuse(res, 405, 'GET /sse opens the event stream', { allow: 'GET' }); return; }
       if (!newSessionRoom(res)) return;
-      const transport = new SSEServerTransport('/messages', res);
+      const transport = new BatchingSseTransport('/messages', res); // + JSON-RPC batches
       const id = transport.sessionId;
       const mcp = createMcpSession(rt, ceiling, id);
       sessions.track({ id, kind: 'sse', transport, mcp, lastActive: Date.now(), pending: new Set() });

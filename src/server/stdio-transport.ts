@@ -1,27 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { BatchReplies, checkMessage, errorReply } from './batch.js';
 
 /** The SDK's own cap on one stdio message. */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
-
-type Id = string | number;
-const key = (id: Id) => JSON.stringify(id);
-
-interface Batch {
-  waiting: Set<string>;
-  replies: JSONRPCMessage[];
-}
-
-function errorReply(code: number, message: string, id: Id | null = null): JSONRPCMessage {
-  return { jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage;
-}
-
-function idOf(v: unknown): Id | null {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
-  const id = (v as { id?: unknown }).id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
-}
 
 /**
  * MCP over stdio (newline-delimited JSON-RPC), in place of the SDK's StdioServerTransport,
@@ -43,7 +26,7 @@ export class LineStdioTransport implements Transport {
   private size = 0;
   private oversized = false;
   private started = false;
-  private readonly batches = new Map<string, Batch>();
+  private readonly batches = new BatchReplies((replies) => this.write(replies, true));
 
   constructor(
     private readonly stdin: Readable = process.stdin,
@@ -72,7 +55,7 @@ export class LineStdioTransport implements Transport {
       // Answer at once and drop the rest of this line, without buffering it.
       this.oversized = true;
       this.reset();
-      this.write([errorReply(-32600, `Invalid Request: a message longer than ${this.maxLineBytes} bytes`)]);
+      void this.write([errorReply(-32600, `Invalid Request: a message longer than ${this.maxLineBytes} bytes`)]);
       return;
     }
     this.chunks.push(rest);
@@ -98,48 +81,22 @@ export class LineStdioTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch {
-      this.write([errorReply(-32700, 'Parse error: the line is not valid JSON')]);
+      void this.write([errorReply(-32700, 'Parse error: the line is not valid JSON')]);
       return;
     }
     if (!Array.isArray(value)) {
-      const msg = this.check(value);
-      if ('error' in msg) this.write([msg.error]);
+      const msg = checkMessage(value);
+      if ('error' in msg) void this.write([msg.error]);
       else this.onmessage?.(msg.ok);
       return;
     }
     if (value.length === 0) {
-      this.write([errorReply(-32600, 'Invalid Request: an empty batch')]);
+      void this.write([errorReply(-32600, 'Invalid Request: an empty batch')]);
       return;
     }
-    const batch: Batch = { waiting: new Set(), replies: [] };
-    const good: JSONRPCMessage[] = [];
-    for (const item of value) {
-      const msg = this.check(item);
-      if ('error' in msg) batch.replies.push(msg.error);
-      else {
-        good.push(msg.ok);
-        const id = 'method' in msg.ok ? idOf(msg.ok) : null;
-        if (id !== null) {
-          batch.waiting.add(key(id));
-          this.batches.set(key(id), batch);
-        }
-      }
-    }
-    for (const m of good) this.onmessage?.(m);
-    this.flushIfDone(batch);
-  }
-
-  private check(value: unknown): { ok: JSONRPCMessage } | { error: JSONRPCMessage } {
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (parsed.success) return { ok: parsed.data };
-    return { error: errorReply(-32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response', idOf(value)) };
-  }
-
-  private flushIfDone(batch: Batch) {
-    if (batch.waiting.size > 0 || batch.replies.length === 0) return;
-    const replies = batch.replies;
-    batch.replies = [];
-    this.write(replies, true);
+    const { deliver, settle } = this.batches.split(value);
+    for (const m of deliver) this.onmessage?.(m);
+    settle();
   }
 
   private write(messages: JSONRPCMessage[], asArray = false): Promise<void> {
@@ -151,14 +108,7 @@ export class LineStdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    const isResponse = !('method' in message) && ('result' in message || 'error' in message);
-    const id = isResponse ? idOf(message) : null;
-    const batch = id !== null ? this.batches.get(key(id)) : undefined;
-    if (!batch || id === null) return this.write([message]);
-    this.batches.delete(key(id));
-    batch.waiting.delete(key(id));
-    batch.replies.push(message);
-    this.flushIfDone(batch);
+    if (!this.batches.hold(message)) await this.write([message]);
   }
 
   async close(): Promise<void> {

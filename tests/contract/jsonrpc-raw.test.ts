@@ -204,3 +204,53 @@ test('stdio 2024-11-05 (no structuredContent): the approval replay command and r
     f.cleanup();
   }
 });
+
+test('legacy SSE (2024-11-05): a POSTed batch is answered with one message event holding an array', async () => {
+  const f = fixture();
+  const srv = await spawnHttpServer(['--workspace', f.ws], { env: { XDG_STATE_HOME: path.join(f.dir, 's'), XDG_RUNTIME_DIR: path.join(f.dir, 'r') } });
+  const abort = new AbortController();
+  try {
+    const auth = { authorization: `Bearer ${srv.token}` };
+    const stream = await fetch(`${srv.url}/sse`, { headers: { ...auth, accept: 'text/event-stream' }, signal: abort.signal });
+    assert.equal(stream.status, 200);
+    const reader = stream.body!.getReader();
+    let buf = '';
+    const events: Array<{ event: string; data: string }> = [];
+    const nextEvent = async (pick: (e: { event: string; data: string }) => boolean) => {
+      for (;;) {
+        const i = events.findIndex(pick);
+        if (i !== -1) return events.splice(i, 1)[0]!;
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the event stream ended');
+        buf += Buffer.from(value).toString();
+        let sep: number;
+        while ((sep = buf.indexOf('\n\n')) !== -1) {
+          const block = buf.slice(0, sep);
+          buf = buf.slice(sep + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          events.push({ event, data });
+        }
+      }
+    };
+    const endpoint = (await nextEvent((e) => e.event === 'endpoint')).data;
+    const post = (body: unknown) => fetch(new URL(endpoint, srv.url), { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal((await post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })).status, 202);
+    const init = JSON.parse((await nextEvent((e) => e.event === 'message' && e.data.includes('"init"'))).data);
+    assert.equal(init.result.protocolVersion, '2024-11-05');
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const r = await post([
+      { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } },
+      { jsonrpc: '2.0', id: 11, method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 999 } },
+    ]);
+    assert.equal(r.status, 202);
+    const batch = JSON.parse((await nextEvent((e) => e.event === 'message' && e.data.startsWith('['))).data);
+    assert.deepEqual(batch.map((m: Msg) => m.id).sort(), [10, 11]);
+    assert.match(batch.find((m: Msg) => m.id === 10).result.content[0].text, /alpha/);
+  } finally {
+    abort.abort();
+    await srv.stop();
+    f.cleanup();
+  }
+});
