@@ -147,7 +147,7 @@ test('stdio: a batch whose answers finish out of order is still one array, ids m
   }
 });
 
-test('HTTP: the same batch is answered with the same ids (consistent with stdio)', async () => {
+for (const version of VERSIONS) test(`HTTP ${version}: the same batch is answered with the same ids (consistent with stdio)`, async () => {
   const f = fixture();
   const srv = await spawnHttpServer(['--workspace', f.ws], { env: { XDG_STATE_HOME: path.join(f.dir, 's'), XDG_RUNTIME_DIR: path.join(f.dir, 'r') } });
   try {
@@ -156,7 +156,7 @@ test('HTTP: the same batch is answered with the same ids (consistent with stdio)
         method: 'POST',
         headers: {
           authorization: `Bearer ${srv.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-          ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' } : {}),
+          ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': version } : {}),
         },
         body: JSON.stringify(body),
       });
@@ -164,9 +164,9 @@ test('HTTP: the same batch is answered with the same ids (consistent with stdio)
       const data = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
       return { res, messages: data.length ? data.flat() : text ? [JSON.parse(text)].flat() : [] };
     };
-    const init = await post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const init = await post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
     const session = init.res.headers.get('mcp-session-id') ?? undefined;
-    assert.equal(init.messages[0].result.protocolVersion, '2025-03-26');
+    assert.equal(init.messages[0].result.protocolVersion, version);
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
     const batch = await post([
       { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } },
@@ -176,6 +176,13 @@ test('HTTP: the same batch is answered with the same ids (consistent with stdio)
     assert.equal(batch.messages.find((m: Msg) => m.id === 10).result.isError, false);
     const notes = await post([{ jsonrpc: '2.0', method: 'notifications/initialized' }], session);
     assert.equal(notes.res.status, 202, 'a batch of notifications gets no body');
+    const bad = await fetch(`${srv.url}/mcp`, {
+      method: 'POST', body: '{"jsonrpc": "2.0", "id": 3, "method": ',
+      headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(session ? { 'mcp-session-id': session } : {}) },
+    });
+    const parsed = await bad.json() as Msg;
+    assert.equal(parsed.error.code, -32700, 'not JSON: a parse error, as over stdio');
+    assert.equal(parsed.id, null);
   } finally {
     await srv.stop();
     f.cleanup();
