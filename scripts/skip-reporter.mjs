@@ -6,17 +6,21 @@ import path from 'node:path';
 
 export default async function* skipReporter(source) {
   const skipped = [];
+  let passed = 0;
+  let failed = 0;
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { skip, name, file } = event.data;
+    if (event.data.details?.type !== 'suite' && (skip === undefined || skip === false)) {
+      if (event.type === 'test:pass') passed++;
+      else failed++;
+    }
     if (skip === undefined || skip === false) continue;
     const where = file ? path.relative(process.cwd(), file) : '';
     skipped.push({ name, where, reason: typeof skip === 'string' && skip ? skip : '(no reason given)' });
   }
-  if (skipped.length === 0) {
-    yield '\nSkipped (0)\n';
-    return;
-  }
   const lines = skipped.map((s) => `  - ${s.name} — ${s.reason}${s.where ? ` [${s.where}]` : ''}`);
-  yield `\nSkipped (${skipped.length}):\n${lines.join('\n')}\n`;
+  yield `\nSkipped (${skipped.length})${skipped.length ? `:\n${lines.join('\n')}` : ''}\n`;
+  // One plain closing line, whatever reads the end of the log.
+  yield `tests: ${passed} passed, ${failed} failed, ${skipped.length} skipped\n`;
 }
