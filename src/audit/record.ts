@@ -12,8 +12,10 @@ export interface AuditRecord {
   version: string | null;
   risk: string | null;
   args: unknown;
-  decision: 'allow' | 'deny' | 'ask' | null;
-  rule: string | null;
+  /** Always set: refusals before the policy verdict (unknown tool, invalid arguments, paths.deny…) are deny. */
+  decision: 'allow' | 'deny' | 'ask';
+  /** The rule that decided, or the reason: "unknown tool", "invalid arguments", "paths.deny", "profile …", "circuit". */
+  rule: string;
   approval: { granted: boolean; scope: string; grant?: unknown } | null;
   ok: boolean;
   status: string;
@@ -22,6 +24,10 @@ export interface AuditRecord {
   files_changed: string[];
   commands_run: string[];
   hashes: Record<string, string>;
+  /** run_command / process_*: exit, signal, hash and storage_ref of the whole output, background process id and pid. */
+  command?: Record<string, unknown>;
+  /** The error's message (redacted) when the call failed. */
+  error_message?: string;
   prev_hash: string;
 }
 

@@ -16,6 +16,9 @@ import type { ToolContext, ToolResult } from './types.js';
 import { formatZodError, shortArgs, shellQuote } from './format.js';
 import { withDeadline } from './deadline.js';
 import { circuitFor } from './circuit.js';
+import { PolicyPathGate } from '../policy/gate.js';
+import { commandFacts, decisionOfError, partsAsGiven, REFUSAL_CODES, rememberSpills, spillGuard, spillRefsOf } from './gate-audit.js';
+import type { Plan, PlanTarget } from './types.js';
 
 export interface CallMeta {
   signal: AbortSignal;
@@ -59,6 +62,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
   let error: ToolError | undefined;
   let ws: Workspace | undefined;
   let args: unknown = rawArgs ?? {};
+  let stage: 'lookup' | 'validate' | 'workspace' | 'plan' | 'run' = 'lookup';
 
   try {
     const found = lookupTool(rt.tools, name);
@@ -79,29 +83,54 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
       throw new ToolError('ToolNotAllowed', `${tool.name} is not allowed by the policy (${v.rule}).`, { details: { rule: v.rule } });
     }
     circuitFor(rt).check(tool.name);
+    stage = 'validate';
     const parsed = validateArgs(tool, args, warnings);
     args = parsed;
-    ws = await sw.workspace();
+    stage = 'workspace';
+    const base = await sw.workspace();
+    stage = 'plan';
+    // The call's view of the workspace: the tool's deny/ask path rules and the session's spills
+    // are judged inside resolve() and every walk, before anything looks at a path's state.
+    const gate = PolicyPathGate.for(tool.name, rt.policy);
+    const stateDir = rt.stateDir(base.roots[0]);
+    ws = base.forCall(gate, spillGuard(stateDir, session));
     const signal = meta.signal;
     const planCtx = { workspace: ws, policy: rt.policy, session, signal, limits: rt.policy.data.limits };
-    const plan = await tool.plan(parsed, planCtx);
+    const progress = (message: string, p?: number, total?: number) => meta.progress?.(message, p, total);
+    const approve = (plan: Plan, v: Verdict) => seekApproval({
+      tool: tool!, args: parsed, plan, verdict: v, session, policy: rt.policy, signal,
+      timeoutMs: rt.policy.data.approvals.timeout_ms,
+      replayCommand: [...rt.opts.replay.command, 'call', tool!.name, '--args', shellQuote(JSON.stringify(plan.replay_args ?? parsed)), '--approve', ...replayFlags(rt.opts.replay.flags, ws!.roots).map(shellQuote)].join(' '),
+      progress, requestId: meta.requestId,
+    });
+    let plan: Plan;
+    try {
+      plan = await tool.plan(parsed, planCtx);
+    } catch (e) {
+      // A path an `ask` rule covers shows its state (missing, a folder, not read yet…) only to an
+      // approved call: otherwise ci mode or a refusal would tell a present file from an absent one.
+      if (gate?.asked.length && isToolError(e) && !REFUSAL_CODES.has(e.code)) {
+        const targets: PlanTarget[] = gate.asked.map((a) => ({
+          kind: 'path', access: a.access,
+          path: { input: a.input, abs: a.abs, display: a.input, rootIndex: ws!.locate(a.abs)?.rootIndex ?? 0, relToRoot: a.relToRoot ?? '', exists: false, kind: 'missing' },
+        }));
+        const held: Plan = { targets, summary: `${tool.name} ${gate.asked.map((a) => a.input).join(', ')}` };
+        verdict = evaluate(tool, targets, rt.policy);
+        if (verdict.decision === 'ask') approval = await approve(held, verdict);
+      }
+      throw e;
+    }
     verdict = evaluate(tool, plan.targets, rt.policy);
     if (verdict.decision === 'deny') {
-      const denied = verdict.parts.filter((p) => p.decision === 'deny');
+      const parts = partsAsGiven(verdict, plan.targets);
+      const denied = parts.filter((p) => p.decision === 'deny');
       const net = denied.every((p) => p.kind === 'domain');
       throw new ToolError(net ? 'NetworkDenied' : 'ToolNotAllowed', `The policy denies this ${tool.name} call: ${denied.map((p) => `${p.target} (${p.rule})`).join('; ')}.${net ? ` A policy rule {tool: ${tool.name}, domain: HOST, decision: allow} would allow it.` : ''}`,
-        { details: { parts: verdict.parts } });
+        { details: { parts } });
     }
-    const progress = (message: string, p?: number, total?: number) => meta.progress?.(message, p, total);
-    if (verdict.decision === 'ask') {
-      approval = await seekApproval({
-        tool, args: parsed, plan, verdict, session, policy: rt.policy, signal,
-        timeoutMs: rt.policy.data.approvals.timeout_ms,
-        replayCommand: [...rt.opts.replay.command, 'call', tool.name, '--args', shellQuote(JSON.stringify(plan.replay_args ?? parsed)), '--approve', ...replayFlags(rt.opts.replay.flags, ws.roots).map(shellQuote)].join(' '),
-        progress, requestId: meta.requestId,
-      });
-    }
-    const stateDir = rt.stateDir(ws.roots[0]);
+    if (verdict.decision === 'ask') approval = await approve(plan, verdict);
+    stage = 'run';
+    if (tool.inspect) await tool.inspect(parsed, plan, planCtx);
     const timeout = tool.timeout_ms ?? rt.policy.data.limits.timeout_ms;
     const toolForCtx = tool;
     result = await withDeadline(signal, timeout, (sig) => {
@@ -110,7 +139,11 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
         limits: rt.policy.data.limits, log: rt.log.child({ tool: toolForCtx.name, callId }),
         progress,
         notify: meta.notify ?? (async () => {}),
-        spill: (content, ext = 'txt') => spillTo(stateDir, rt.runId, callId, content, ext, ws!.roots[0]),
+        spill: async (content, ext = 'txt') => {
+          const ref = await spillTo(stateDir, rt.runId, callId, content, ext, ws!.roots[0]);
+          rememberSpills(session, ws!.roots[0], [ref.storage_ref]);
+          return ref;
+        },
       };
       return toolForCtx.execute(parsed, plan, ctx);
     });
@@ -119,21 +152,29 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     if (!isToolError(e)) rt.log.error({ err: e, tool: name }, 'internal error');
   }
   if (tool) circuitFor(rt).record(tool.name, error ? error.code : null);
+  rememberSpills(session, ws?.roots[0], spillRefsOf(result, error));
 
   const envelope = buildEnvelope({ tool, name, callId, traceId, args, result, error, started, warnings });
   if (tool) checkEnvelope(rt, tool, envelope);
 
   const ended = Date.now();
   const auditRoot = ws?.roots[0] ?? (await sw.workspace().then((w) => w.roots[0]).catch(() => undefined));
+  // Every record names a decision and the rule (or reason) behind it, refusals before the gate included.
+  const judged = verdict ?? decisionOfError(error, stage);
+  const command = commandFacts(result, error);
+  const ran = command && tool?.name === 'run_command' && typeof (args as { command?: unknown }).command === 'string' ? [(args as { command: string }).command] : [];
   rt.audit(auditRoot).append({
     ts_start, ts_end: new Date(ended).toISOString(), trace_id: traceId, tool_call_id: callId, session_id: session.id,
     tool: tool?.name ?? name, version: tool?.version ?? null, risk: tool?.risk ?? null,
-    args: redact(args), decision: verdict?.decision ?? null, rule: verdict?.rule ?? null,
-    approval: approval ? { granted: approval.granted, scope: approval.scope, grant: approval.grant } :
+    args: redact(args), decision: judged.decision, rule: redact(judged.rule) as string,
+    approval: approval ? { granted: approval.granted, scope: approval.scope, grant: redact(approval.grant) } :
       error && (error.code === 'ApprovalDenied' || error.code === 'ApprovalRequired') ? { granted: false, scope: error.code } : null,
     ok: envelope.ok, status: envelope.status, error_code: envelope.error?.code ?? null, duration_ms: ended - started,
-    files_changed: envelope.artifacts.files_changed, commands_run: envelope.artifacts.commands_run,
+    files_changed: envelope.artifacts.files_changed,
+    commands_run: redact(envelope.artifacts.commands_run.length ? envelope.artifacts.commands_run : ran) as string[],
     hashes: result?.hashes ?? {},
+    ...(command ? { command: redact(command) as Record<string, unknown> } : {}),
+    ...(error ? { error_message: redact(error.message) as string } : {}),
   });
   return { envelope, content: envelope.ok ? (result?.content ?? []) : [] };
 }

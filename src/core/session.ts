@@ -47,6 +47,8 @@ export class Session {
   readonly reads = new Map<string, ReadRecord>();
   readonly grants: Grant[] = [];
   readonly resources = new Map<string, Disposable>();
+  /** Real paths of the spill files (storage_ref) this session was given: the only ones it may read. */
+  readonly spills = new Set<string>();
   /** Set by the transport when the client can answer elicitation/create. */
   elicit?: (req: ElicitRequest, opts: { signal: AbortSignal; timeoutMs: number; onTick?: () => void; relatedRequestId?: string | number }) => Promise<ElicitResponse>;
   /** True when a human approved this call out of band (toolgate call --approve). */

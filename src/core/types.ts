@@ -22,6 +22,8 @@ export interface ResolvedPath {
   relToRoot: string;
   exists: boolean;
   kind: 'file' | 'dir' | 'other' | 'missing';
+  /** The requested path read lexically, when it differs from `abs` (a link): deny and ask rules match it too. */
+  lexical?: { relToRoot: string; abs: string };
 }
 
 export type PathAccess = 'read' | 'list' | 'search' | 'write' | 'create' | 'delete';
@@ -92,6 +94,8 @@ export interface ToolResult<D> {
   sha256?: string;
   /** Hashes of files touched (for the audit). */
   hashes?: Record<string, string>;
+  /** Facts for the audit record only (e.g. the pid of a background process); never sent to the client. */
+  audit?: Record<string, unknown>;
   /** Extra MCP content blocks (an image). */
   content?: Array<{ type: 'image'; data: string; mimeType: string }>;
 }
@@ -124,6 +128,14 @@ export interface ToolSpec<I extends z.ZodObject, D> {
    * warning for what it changed; throws ToolError('InvalidArguments') on values it cannot map.
    */
   adaptArgs?: (args: Record<string, unknown>, warnings: string[]) => Record<string, unknown>;
+  /**
+   * Resolve only: which paths, commands and domains the call touches (Workspace.resolve: realpath,
+   * containment, the deny lists and the tool's deny rules). Anything that looks at the state of
+   * an admitted path (exists? a folder? read before?) belongs in `inspect` or `execute`, which run
+   * after the gate and the approval.
+   */
   plan(args: z.output<I>, ctx: PlanContext): Promise<Plan> | Plan;
+  /** Optional: state checks run after the gate and the approval, before execute. */
+  inspect?(args: z.output<I>, plan: Plan, ctx: PlanContext): Promise<void> | void;
   execute(args: z.output<I>, plan: Plan, ctx: ToolContext): Promise<ToolResult<D>>;
 }

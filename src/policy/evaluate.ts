@@ -19,13 +19,27 @@ export function describeTarget(t: PlanTarget): string {
   return t.host;
 }
 
+/**
+ * A path rule's glob against one spelling of a path: relative to its root, and absolute (a rule
+ * written `/abs/dir/**` matches there). `asDir`: also "something inside it".
+ */
+export function rulePathCovers(match: (p: string) => boolean, rel: string | null, abs: string, asDir = false): boolean {
+  const a = abs.slice(1);
+  if ((rel !== null && match(rel)) || match(a)) return true;
+  return asDir && ((rel !== null && match(rel === '' ? 'x' : `${rel}/x`)) || match(`${a}/x`));
+}
+
 function ruleCovers(rule: CompiledRule, tool: string, t: PlanTarget | null): boolean {
   if (!rule.tool(tool)) return false;
   if (rule.toolOnly) return true;
   if (!t) return false;
   if (t.kind === 'path') {
     if (rule.pathTarget) return rule.pathTarget(t);
-    return !!rule.path && !rule.command && !rule.domain && rule.path(t.path.relToRoot);
+    if (!rule.path || rule.command || rule.domain) return false;
+    if (rulePathCovers(rule.path, t.path.relToRoot, t.path.abs)) return true;
+    // deny and ask also hold on the path as requested (a link named in a rule is covered as its target is).
+    const lex = t.path.lexical;
+    return rule.decision !== 'allow' && !!lex && rulePathCovers(rule.path, lex.relToRoot, lex.abs);
   }
   if (t.kind === 'command') return !!rule.command && !rule.path && !rule.domain && matchesAnyCommand(rule.command, t.words);
   return !!rule.domain && !rule.path && !rule.command && rule.domain(t.host);

@@ -1,8 +1,9 @@
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../core/errors.js';
 import type { PathAccess, ResolvedPath } from '../core/types.js';
 import type { PathRules } from './path-rules.js';
+import { ruleRefusal, secretsRefusal, spillRefusal, type PathGate, type SpillGuard } from './path-gate.js';
 
 const sep = '/';
 
@@ -28,7 +29,18 @@ export const NO_WORKSPACE_MESSAGE =
  */
 export class Workspace {
   /** `emptyReason` explains an empty workspace better than the generic message (e.g. disjoint client roots). */
-  constructor(readonly roots: string[], readonly rules: PathRules, private readonly emptyReason?: string) {}
+  constructor(
+    readonly roots: string[], readonly rules: PathRules, private readonly emptyReason?: string,
+    /** The policy's path rules for the tool of this call (set by the pipeline). */
+    readonly gate?: PathGate,
+    /** Which spill files this session may read (set by the pipeline). */
+    readonly spills?: SpillGuard,
+  ) {}
+
+  /** The same workspace judged for one call: the tool's path rules and the session's spills. */
+  forCall(gate: PathGate | undefined, spills: SpillGuard | undefined): Workspace {
+    return new Workspace(this.roots, this.rules, this.emptyReason, gate, spills);
+  }
 
   /** Resolves every directory to its real path; refuses what is not a directory. */
   static async realRoots(dirs: string[]): Promise<string[]> {
@@ -93,7 +105,7 @@ export class Workspace {
    * deny list for any access and protect list for writes, on both the requested and
    * the resolved path. Throws a ToolError; never returns a path outside the roots.
    */
-  async resolve(input: string, access: PathAccess): Promise<ResolvedPath> {
+  async resolve(input: string, access: PathAccess, opts: { named?: string } = {}): Promise<ResolvedPath> {
     if (typeof input !== 'string') throw new ToolError('InvalidArguments', 'path must be a string.');
     if (input.includes('\0')) {
       throw new ToolError('PathTraversalBlocked', 'The path contains a NUL byte; give the plain file name.');
@@ -102,45 +114,101 @@ export class Workspace {
     const requested = input === '' ? '.' : input;
     const joined = path.isAbsolute(requested) ? requested : `${root}${sep}${requested}`;
 
-    const { abs, exists, kind } = await this.realOf(joined, input);
+    // The requested path, read lexically, is judged before anything looks at the file system:
+    // a refusal cannot depend on what exists behind it.
+    const lexical = path.resolve(joined);
+    const lexLoc = this.locate(lexical);
+    // Messages name what the caller gave (`named`: the whole path when this is a part of it).
+    const said = opts.named ?? input;
+    this.admit(said, access, lexLoc?.relToRoot ?? null, lexical);
+
+    const { abs, exists, kind } = await this.realOf(joined, said, access);
     const loc = this.locate(abs);
     if (!loc) {
       throw new ToolError('PathTraversalBlocked',
-        `${input} resolves outside the workspace (${this.roots.join(', ')}); use a path inside it.`,
-        { details: { path: input } });
+        `${said} resolves outside the workspace (${this.roots.join(', ')}); use a path inside it.`,
+        { details: { path: said } });
     }
-
-    // The requested path, read lexically, is judged by the deny/protect lists as well as the real one.
-    const lexical = path.resolve(joined);
-    const lexLoc = this.locate(lexical);
-    const asDir = kind === 'dir' && (access === 'list' || access === 'search');
-    for (const [rel, a] of [[loc.relToRoot, abs], [lexLoc?.relToRoot ?? null, lexical]] as const) {
-      if (this.rules.isDenied(rel, a, asDir)) {
-        throw new ToolError('PathDenied',
-          `${input} is on the secrets deny list (paths.deny); no tool may read, list, search or write it.`,
-          { details: { path: input, list: 'deny' } });
-      }
-      if (WRITE_ACCESS.has(access) && this.rules.isProtected(rel, a)) {
-        throw new ToolError('PathDenied',
-          `${input} is protected (paths.protect): it can be read but no tool may write, create or delete it.`,
-          { details: { path: input, list: 'protect' } });
-      }
-    }
+    this.admit(said, access, loc.relToRoot, abs);
     if (kind === 'other') {
-      throw new ToolError('PathDenied', `${input} is not a regular file or directory (a FIFO, socket or device); toolgate does not open those.`);
+      throw new ToolError('PathDenied', `${said} is not a regular file or directory (a FIFO, socket or device); toolgate does not open those.`);
     }
-    return { input, abs, display: this.display(abs), rootIndex: loc.rootIndex, relToRoot: loc.relToRoot, exists, kind };
+    const out: ResolvedPath = { input, abs, display: this.display(abs), rootIndex: loc.rootIndex, relToRoot: loc.relToRoot, exists, kind };
+    if (lexLoc && lexical !== abs) out.lexical = { relToRoot: lexLoc.relToRoot, abs: lexical };
+    return out;
+  }
+
+  /**
+   * The deny list, the policy's rules for this tool, the spill guard and (for writes) the protect
+   * list, on one spelling of a path. A path is treated as a folder whatever it is (a rule on
+   * everything inside `d` covers `d`), so the answer never depends on the file system.
+   */
+  private admit(input: string, access: PathAccess, rel: string | null, abs: string): void {
+    if (this.rules.isDenied(rel, abs, true)) throw secretsRefusal(input);
+    const v = this.gate?.judge(rel, abs, true);
+    if (v?.decision === 'deny') throw ruleRefusal(this.gate!.tool, input, v);
+    if (this.spills?.blocks(abs)) throw spillRefusal(input);
+    if (WRITE_ACCESS.has(access) && this.rules.isProtected(rel, abs)) {
+      throw new ToolError('PathDenied',
+        `${input} is protected (paths.protect): it can be read but no tool may write, create or delete it.`,
+        { details: { path: input, list: 'protect' } });
+    }
+    if (v?.decision === 'ask' && !this.gate!.asked.some((a) => a.abs === abs)) this.gate!.asked.push({ input, access, relToRoot: rel, abs });
+  }
+
+  /**
+   * The checks of resolve() on one absolute path the caller reaches by `input` (e.g. a link's
+   * own path, which resolve would follow): throws the same refusal resolve would.
+   */
+  admitPath(input: string, access: PathAccess, abs: string): void {
+    this.admit(input, access, this.locate(abs)?.relToRoot ?? null, abs);
+  }
+
+  /** True when a deny list, a deny rule or the spill guard covers `abs` (a link target met while resolving). */
+  private blocked(abs: string): boolean {
+    const rel = this.locate(abs)?.relToRoot ?? null;
+    return this.rules.isDenied(rel, abs, true) || this.gate?.judge(rel, abs, true)?.decision === 'deny' || !!this.spills?.blocks(abs);
+  }
+
+  /**
+   * A link that cannot be resolved (dangling, a loop): follow its targets lexically, and when one
+   * lies in a denied area give that area's refusal — the error must not tell a missing file
+   * there from a present one. Otherwise the given error stands.
+   */
+  private async refuseLinkInto(link: string, input: string, access: PathAccess, otherwise: ToolError): Promise<never> {
+    let cur = link;
+    for (let hop = 0; hop < 40; hop++) {
+      let target: string;
+      try {
+        target = path.resolve(path.dirname(cur), await readlink(cur));
+      } catch {
+        break;
+      }
+      if (this.blocked(target)) this.admit(input, access, this.locate(target)?.relToRoot ?? null, target);
+      let parent: string;
+      try {
+        parent = await realpath(path.dirname(target));
+      } catch {
+        break;
+      }
+      const next = path.join(parent, path.basename(target));
+      if (this.blocked(next)) this.admit(input, access, this.locate(next)?.relToRoot ?? null, next);
+      const st = await lstat(next).catch(() => null);
+      if (!st?.isSymbolicLink()) break;
+      cur = next;
+    }
+    throw otherwise;
   }
 
   /** Real path of `joined`; for a path that does not exist, its nearest existing ancestor's real path plus the rest. */
-  private async realOf(joined: string, input: string): Promise<{ abs: string; exists: boolean; kind: ResolvedPath['kind'] }> {
+  private async realOf(joined: string, input: string, access: PathAccess): Promise<{ abs: string; exists: boolean; kind: ResolvedPath['kind'] }> {
     try {
       const abs = await realpath(joined);
       return { abs, exists: true, kind: kindOf(await lstat(abs)) };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') throw new ToolError('PathTraversalBlocked', `${input} has a symbolic link loop.`);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ToolError('IOError', `Cannot resolve ${input}: ${code}`, { cause: e });
+      // A loop is found again (and judged) by the walk below.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ELOOP') throw new ToolError('IOError', `Cannot resolve ${input}: ${code}`, { cause: e });
     }
     // Walk component by component: `..` after a symlink means the link target's parent, as the kernel reads it.
     const parts = joined.split(sep);
@@ -164,9 +232,11 @@ export class Workspace {
       if (st.isSymbolicLink()) {
         try {
           cur = await realpath(next);
-        } catch {
-          throw new ToolError('PathTraversalBlocked',
-            `${input} goes through a symbolic link whose target does not exist; toolgate does not follow dangling links.`);
+        } catch (e) {
+          const loop = (e as NodeJS.ErrnoException).code === 'ELOOP';
+          await this.refuseLinkInto(next, input, access, new ToolError('PathTraversalBlocked', loop
+            ? `${input} has a symbolic link loop.`
+            : `${input} goes through a symbolic link whose target does not exist; toolgate does not follow dangling links.`));
         }
       } else {
         cur = next;

@@ -43,16 +43,19 @@ function pathOf(targets: PlanTarget[]): ResolvedPath {
 async function resolveLink(input: string, ws: Workspace): Promise<ResolvedPath | null> {
   const base = path.basename(input);
   if (input.endsWith('/') || base === '' || base === '.' || base === '..') return null;
-  const parent = await ws.resolve(path.dirname(input), 'list');
+  const parent = await ws.resolve(path.dirname(input), 'list', { named: input });
   const abs = path.join(parent.abs, base);
+  const lexical = path.resolve(path.isAbsolute(input) ? input : path.join(ws.primary, input));
+  // Judged before the lstat: what lies at a denied path must not change the answer.
+  ws.admitPath(input, 'delete', lexical);
+  ws.admitPath(input, 'delete', abs);
   const st = await lstat(abs).catch(() => null);
   if (!st?.isSymbolicLink()) return null;
   const loc = ws.locate(abs);
-  const lexical = path.resolve(path.isAbsolute(input) ? input : path.join(ws.primary, input));
   const lexLoc = ws.locate(lexical);
   if (!loc) throw new ToolError('PathTraversalBlocked', `${input} lies outside the workspace.`);
   for (const [rel, a] of [[loc.relToRoot, abs], [lexLoc?.relToRoot ?? null, lexical]] as const) {
-    if (ws.rules.isDenied(rel, a) || ws.rules.isProtected(rel, a)) {
+    if (ws.rules.isProtected(rel, a)) {
       throw new ToolError('PathDenied', `${input} is protected or on the secrets deny list; no tool may delete it.`, { details: { path: input } });
     }
   }

@@ -39,15 +39,21 @@ function entryKind(st: { isSymbolicLink(): boolean; isDirectory(): boolean; isFi
   return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
 }
 
-/** Checks one entry found by a walk against containment and the deny/protect lists. */
-function admit(rp: ResolvedPath, ws: Workspace, abs: string): string {
-  const refuse = (why: string) => new ToolError('PathDenied',
-    `${rp.display} holds ${ws.display(abs)}, which ${why}; nothing was deleted. Delete the other entries one by one.`,
-    { details: { path: rp.display, entry: ws.display(abs) } });
+/**
+ * Checks one entry found by a walk against containment, the deny list, the tool's deny rules
+ * and the protect list. A denied entry refuses the whole call without being named (its name
+ * is what the rule hides); a protected one is named (it is readable anyway).
+ */
+function admit(rp: ResolvedPath, ws: Workspace, abs: string, isDir: boolean): string {
+  const refuse = (why: string, entry?: string) => new ToolError('PathDenied',
+    `${rp.input} holds ${entry ?? 'a path'} which ${why}; nothing was deleted.${entry ? ' Delete the other entries one by one.' : ''}`,
+    { details: { path: rp.input, ...(entry ? { entry } : {}) } });
   const loc = ws.locate(abs);
-  if (!loc) throw refuse('lies outside the workspace');
-  if (ws.rules.isDenied(loc.relToRoot, abs)) throw refuse('is on the secrets deny list');
-  if (ws.rules.isProtected(loc.relToRoot, abs)) throw refuse('is protected (paths.protect)');
+  if (!loc) throw refuse('lies outside the workspace', ws.display(abs));
+  if (ws.rules.isDenied(loc.relToRoot, abs, isDir) || ws.gate?.judge(loc.relToRoot, abs, isDir)?.decision === 'deny') {
+    throw refuse('no tool may delete (the secrets deny list or a policy rule covers it)');
+  }
+  if (ws.rules.isProtected(loc.relToRoot, abs)) throw refuse('is protected (paths.protect)', ws.display(abs));
   return loc.relToRoot;
 }
 
@@ -67,8 +73,8 @@ export async function walkForDelete(rp: ResolvedPath, ws: Workspace): Promise<En
     }
     for (const name of names.sort()) {
       const abs = path.join(dir.real, name);
-      const rel = admit(rp, ws, abs);
       const st = await lstat(dir.at(name)).catch((e) => { throw fromSystemError(e, ws.display(abs)); });
+      const rel = admit(rp, ws, abs, st.isDirectory());
       const kind = entryKind(st);
       if (kind === 'dir') {
         const child = await pinChild(dir, name, ws.display(abs), ws);
@@ -101,11 +107,11 @@ export async function removeTree(rp: ResolvedPath, ws: Workspace, planned: Set<s
     for (const name of names.sort()) {
       const abs = path.join(dir.real, name);
       at = abs;
-      admit(rp, ws, abs);
+      const st = await lstat(dir.at(name));
+      admit(rp, ws, abs, st.isDirectory());
       if (!planned.has(abs)) {
         throw new ToolError('StaleRead', `${ws.display(abs)} appeared in ${rp.display} after the call was approved.`, { details: { path: rp.display, entry: ws.display(abs) } });
       }
-      const st = await lstat(dir.at(name));
       if (st.isDirectory()) {
         const child = await pinChild(dir, name, ws.display(abs), ws);
         try {

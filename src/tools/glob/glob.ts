@@ -21,6 +21,7 @@ const output = z.object({
   total: z.number().describe('How many matched in all (at least; more may exist when the walk stopped early).'),
   truncated: z.boolean().describe('True when files holds fewer than total, or the walk stopped early.'),
   stopped: z.enum(['visit_cap', 'time_cap']).nullable().describe('Why the walk stopped before covering the tree, or null.'),
+  skipped_by_policy: z.number().int().optional().describe('Entries left out because a policy rule asks before glob may touch them.'),
 });
 
 export type GlobPlan = { targets: PlanTarget[]; summary: string; start: ResolvedPath | null; root: ResolvedPath; base: string };
@@ -50,7 +51,8 @@ export const globTool = defineTool({
         start = await ctx.workspace.resolve(lexical, 'search');
       } catch (e) {
         // A link on the way to the base would be followed by resolve; a walk never follows links, so nothing matches there.
-        if (!(e instanceof ToolError) || e.code !== 'PathTraversalBlocked') throw e;
+        // A base a rule or the secrets list covers holds no match for this caller (left out, as in a walk).
+        if (!(e instanceof ToolError) || !['PathTraversalBlocked', 'ToolNotAllowed', 'PathDenied'].includes(e.code)) throw e;
         start = null;
       }
       if (start && (!start.exists || start.kind !== 'dir' || start.abs !== lexical)) start = null;
@@ -73,6 +75,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   const matches: string[] = [];
   let stopped: StopReason | null = null;
   let visited = 0;
+  let policySkipped = 0;
   if (start) {
     const prefix = base ? `${base}/` : '';
     const r = await walk({
@@ -93,6 +96,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
     if (r.stopped === 'aborted') throw new ToolError('Cancelled', 'The glob was cancelled.');
     stopped = r.stopped === 'stopped' ? null : r.stopped;
     visited = r.visited;
+    policySkipped = r.skipped.policy;
   }
   matches.sort();
   const total = matches.length;
@@ -109,8 +113,9 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   } else if (cut) {
     text += ' Narrow the pattern or path to see the rest here.';
   }
+  if (policySkipped) text += ` ${policySkipped} entr${policySkipped === 1 ? 'y was' : 'ies were'} left out by a policy rule that asks first.`;
   return {
-    data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped },
+    data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped, skipped_by_policy: policySkipped },
     text,
     status: cut || stopped ? 'partial' : 'ok',
     stats: { matched: total, visited },

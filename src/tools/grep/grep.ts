@@ -65,6 +65,7 @@ const output = z.object({
   fallback_reason: z.string().nullable().describe('Why the built-in engine ran (e.g. "ripgrep is turned off (TOOLGATE_RG=off)", "ripgrep (rg) is not on PATH"), or null.'),
   engine: z.enum(['ripgrep', 'builtin']),
   notes: z.array(z.string()).optional(),
+  skipped_by_policy: z.number().int().optional().describe('Files and folders left out because a policy rule asks before grep may read them.'),
 });
 
 type Args = z.output<typeof input>;
@@ -100,13 +101,12 @@ interface Ran {
   fallbackReason: string | null;
 }
 
-async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, needed: number, deadline: number): Promise<Ran> {
+async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, needed: number, deadline: number, deny: DenyFilter): Promise<Ran> {
   const setting = process.env.TOOLGATE_RG?.trim();
   const bin = await locateRg();
   let fallbackReason: string | null = bin ? null
     : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH';
   const select = new Selection(q);
-  const deny = new DenyFilter(ws, rp.relToRoot, rp.abs);
   const common = { q, select, deny, signal: ctx.signal, deadline, needed, collectCap: envNumber('TOOLGATE_GREP_COLLECT_CAP') };
   const allowHardlinks = ws.rules.allowHardlinks;
 
@@ -191,7 +191,8 @@ export const grepTool = defineTool({
     const timeCap = envNumber('TOOLGATE_GREP_TIME_CAP_MS') ?? Math.min(30_000, Math.floor(ctx.limits.timeout_ms * 0.75));
     const needed = offset + limit + 1;
 
-    const { result, engine, fallbackReason } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap);
+    const deny = new DenyFilter(ws, rp.relToRoot, rp.abs);
+    const { result, engine, fallbackReason } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap, deny);
     const notes = [...result.notes];
     let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
     if (args.sort === 'mtime') {
@@ -241,6 +242,7 @@ export const grepTool = defineTool({
     if (result.capped === 'visits') header += ` Stopped at the visit cap (${result.visited ?? ''} entries): the answer is partial.`;
     if (engine === 'builtin' && fallbackReason) header += ` Built-in search used: ${fallbackReason}.`;
     for (const n of notes) header += ` ${n}`;
+    if (deny.askSkipped) header += ` ${plural(deny.askSkipped, 'file or folder', 'files or folders')} left out by a policy rule that asks first.`;
 
     // The text block shows data's entries (core/render.ts); keep as many as fit the output limits.
     const chunks = itemChunks(page);
@@ -278,6 +280,7 @@ export const grepTool = defineTool({
       fallback_reason: fallback_used ? fallbackReason : null,
       engine,
       ...(notes.length ? { notes } : {}),
+      skipped_by_policy: deny.askSkipped,
     };
     const stats: Record<string, number> = { matched: q.mode === 'files_with_matches' ? hits.length : page.matchTotal, files: hits.length };
     if (result.visited !== undefined) stats.visited = result.visited;

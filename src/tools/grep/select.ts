@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import { compileGlobs } from '../../workspace/path-rules.js';
 import type { Workspace } from '../../workspace/workspace.js';
+import { EntryFilter } from '../walk/entry-filter.js';
 import type { Query } from './types.js';
 
 /** Never searched by a walk, hidden or not: VCS internals and toolgate's own state dir. */
@@ -91,16 +92,21 @@ export class Selection {
 }
 
 /**
- * The secrets deny list applied to files found by a search. Directories are judged once
- * (PathRules checks every ancestor); a file then only needs its own two names tested.
+ * The secrets deny list and the policy's deny/ask rules for grep, applied to files found by a
+ * search (both engines). Directories are judged once (PathRules checks every ancestor); a file
+ * then only needs its own two names tested. What an ask rule covers is left out and counted.
  */
 export class DenyFilter {
   private readonly dirs = new Map<string, boolean>();
   private readonly match: (p: string) => boolean;
+  private readonly filter: EntryFilter;
+  /** Files and folders left out because an `ask` rule covers them (reported as skipped_by_policy). */
+  askSkipped = 0;
 
   /** baseRel: the search root relative to its workspace root ('' for the root); baseAbs: its real path. */
   constructor(private readonly ws: Workspace, private readonly baseRel: string, private readonly baseAbs: string) {
     this.match = compileGlobs(ws.rules.deny);
+    this.filter = new EntryFilter(ws, { hidden: true, gitignore: false });
   }
 
   private toRoot(rel: string): string {
@@ -111,11 +117,19 @@ export class DenyFilter {
     return rel === '' ? this.baseAbs : this.baseAbs === '/' ? `/${rel}` : `${this.baseAbs}/${rel}`;
   }
 
+  private policy(rel: string, isDir: boolean): boolean {
+    const p = this.filter.byPolicy(this.toRoot(rel), this.toAbs(rel), isDir);
+    if (p === 'policy') this.askSkipped++;
+    return p !== null;
+  }
+
   /** A directory relative to the search root ('' = the root itself). */
   dirDenied(rel: string): boolean {
     let v = this.dirs.get(rel);
     if (v === undefined) {
-      v = this.ws.rules.isDenied(this.toRoot(rel) || null, this.toAbs(rel));
+      const slash = rel.lastIndexOf('/');
+      v = this.ws.rules.isDenied(this.toRoot(rel) || null, this.toAbs(rel))
+        || (rel !== '' && (this.dirDenied(slash < 0 ? '' : rel.slice(0, slash)) || this.policy(rel, true)));
       this.dirs.set(rel, v);
     }
     return v;
@@ -124,6 +138,6 @@ export class DenyFilter {
   fileDenied(rel: string): boolean {
     const slash = rel.lastIndexOf('/');
     if (this.dirDenied(slash < 0 ? '' : rel.slice(0, slash))) return true;
-    return this.match(this.toRoot(rel)) || this.match(this.toAbs(rel).slice(1));
+    return this.match(this.toRoot(rel)) || this.match(this.toAbs(rel).slice(1)) || this.policy(rel, false);
   }
 }

@@ -37,6 +37,7 @@ const output = z.object({
   next_offset: z.number().nullable().describe('offset for the next page, or null.'),
   hidden_skipped: z.number().describe('Names starting with a dot left out (hidden: true shows them).'),
   ignored_skipped: z.number().describe('Entries .gitignore / .ignore / the ignore argument left out.'),
+  skipped_by_policy: z.number().int().optional().describe('Entries left out because a policy rule asks before this tool may touch them (call the tool on that path to be asked).'),
 });
 
 type Entry = z.infer<typeof entrySchema>;
@@ -97,6 +98,7 @@ export const listDirTool = defineTool({
       }
       let hiddenSkipped = 0;
       let ignoredSkipped = 0;
+      let policySkipped = 0;
       const kept: Array<{ name: string; type: EntryType; relToRoot: string; abs: string }> = [];
       for (const d of dirents) {
         const type = entryType(d);
@@ -105,6 +107,7 @@ export const listDirTool = defineTool({
         const why = filter.check(d.name, relToRoot, abs, type, stack);
         if (why === 'hidden') hiddenSkipped++;
         if (why === 'ignored') ignoredSkipped++;
+        if (why === 'policy') policySkipped++;
         if (why) continue;
         if (ignoreMatch && (ignoreMatch(d.name) || ignoreMatch(relToRoot) || (type === 'dir' && ignoreMatch(`${d.name}/`)))) { ignoredSkipped++; continue; }
         kept.push({ name: d.name, type, relToRoot, abs });
@@ -125,6 +128,7 @@ export const listDirTool = defineTool({
       const notes: string[] = [];
       if (more) notes.push(`More follow: call again with offset ${end}`);
       if (hiddenSkipped) notes.push(`${hiddenSkipped} hidden not shown (hidden: true shows them)`);
+      if (policySkipped) notes.push(`${policySkipped} left out by a policy rule that asks first`);
       if (ignoredSkipped) notes.push(`${ignoredSkipped} ignored not shown${args.gitignore ? ' (gitignore: false shows what .gitignore hides)' : ''}`);
       const where = rp.display === '.' ? 'workspace root' : rp.display;
       let shown: string;
@@ -138,6 +142,7 @@ export const listDirTool = defineTool({
         data: {
           path: rp.display, entries, total: kept.length, offset: args.offset, limit: args.limit,
           truncated: more, next_offset: more ? end : null, hidden_skipped: hiddenSkipped, ignored_skipped: ignoredSkipped,
+          skipped_by_policy: policySkipped,
         },
         text: `${where}: ${shown}.${notes.length ? ` ${notes.join('; ')}.` : ''}`,
         status: more ? 'partial' : 'ok',

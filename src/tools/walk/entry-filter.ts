@@ -1,11 +1,12 @@
 import type { Dirent } from 'node:fs';
+import type { PathGate } from '../../workspace/path-gate.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { IgnoreStack } from './ignore-stack.js';
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 
 /** Why an entry was left out of a listing or walk. */
-export type SkipReason = 'hidden' | 'denied' | 'state' | 'ignored';
+export type SkipReason = 'hidden' | 'denied' | 'state' | 'ignored' | 'policy';
 
 /** Directory toolgate keeps its own state in (audit, spills); never listed or walked. */
 export const STATE_DIR_NAME = '.toolgate';
@@ -23,8 +24,12 @@ export interface FilterOptions {
 }
 
 /**
+ * THE walk filter: every tool that walks or lists (list_dir, glob, the walk module, grep's
+ * DenyFilter, delete_file's walk, a future ripgrep-backed glob) asks it of each entry.
  * Decides, entry by entry, what a listing or walk may show: never the secrets deny list
- * (not even a name), never the state dir, hidden names and ignored paths only on request.
+ * (not even a name), never what a deny rule for the call's tool (or `*`) covers (silently,
+ * like the secrets), never what an `ask` rule covers ('policy': counted, reported as
+ * skipped_by_policy), never the state dir, hidden names and ignored paths only on request.
  *
  * The deny check here tests only the entry itself (relative and absolute, and "something
  * inside" for a directory): its ancestors were admitted by `Workspace.resolve` or by this
@@ -34,11 +39,13 @@ export class EntryFilter {
   private readonly deny: (p: string) => boolean;
   private readonly stateDirs: ReadonlySet<string>;
   private readonly deniedAbs: ReadonlySet<string>;
+  private readonly gate: PathGate | undefined;
 
   constructor(ws: Workspace, readonly opts: FilterOptions) {
     this.deny = ws.rules.denyMatch;
     this.stateDirs = new Set(ws.rules.protectedAbs);
     this.deniedAbs = new Set(ws.rules.deniedAbs);
+    this.gate = ws.gate;
   }
 
   isDenied(relToRoot: string, abs: string, isDir: boolean): boolean {
@@ -49,10 +56,19 @@ export class EntryFilter {
     return isDir && (this.deny(`${relToRoot}/x`) || this.deny(`${a}/x`));
   }
 
+  /** What the policy's rules for this tool say of an entry: 'denied' (silent), 'policy' (an ask rule), or null. */
+  byPolicy(relToRoot: string, abs: string, isDir: boolean): 'denied' | 'policy' | null {
+    const v = this.gate?.judge(relToRoot, abs, isDir);
+    return v ? (v.decision === 'deny' ? 'denied' : 'policy') : null;
+  }
+
   check(name: string, relToRoot: string, abs: string, type: EntryType, stack: IgnoreStack | null): SkipReason | null {
     const isDir = type === 'dir';
     if (isDir && (name === STATE_DIR_NAME || this.stateDirs.has(abs))) return 'state';
     if (this.isDenied(relToRoot, abs, isDir)) return 'denied';
+    // A link is judged by its own name here; what it points at is never entered by a walk.
+    const p = this.byPolicy(relToRoot, abs, isDir);
+    if (p) return p;
     if (!this.opts.hidden && name.charCodeAt(0) === 46 /* . */) return 'hidden';
     if (this.opts.gitignore && stack && stack.size > 0 && stack.ignored(relToRoot, isDir)) return 'ignored';
     return null;

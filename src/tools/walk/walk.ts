@@ -95,7 +95,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   const concurrency = Math.max(1, o.concurrency ?? 8);
   const filter = new EntryFilter(ws, { hidden, gitignore });
   const root = ws.roots[o.start.rootIndex]!;
-  const result: WalkResult = { visited: 0, dirs: 0, stopped: null, skipped: { hidden: 0, denied: 0, state: 0, ignored: 0, unreadable: 0 } };
+  const result: WalkResult = { visited: 0, dirs: 0, stopped: null, skipped: { hidden: 0, denied: 0, state: 0, ignored: 0, policy: 0, unreadable: 0 } };
   const stop = (why: StopReason) => { if (!result.stopped) result.stopped = why; };
 
   const startStack = gitignore ? await ancestorIgnores(root, o.start.relToRoot, ignoreFiles, o.named ?? o.start.relToRoot) : IgnoreStack.empty();

@@ -1,0 +1,29 @@
+import type { AskedPath, GateVerdict, PathGate } from '../workspace/path-gate.js';
+import { ruleName, rulePathCovers } from './evaluate.js';
+import type { CompiledPolicy, CompiledRule } from './types.js';
+
+/**
+ * The policy's deny and ask path rules for one tool, as a PathGate: what `Workspace.resolve`
+ * asks before it touches the file system, and what every walk asks of each entry. The same
+ * matching as `evaluate` (rulePathCovers), so the gate and the verdict cannot disagree.
+ */
+export class PolicyPathGate implements PathGate {
+  readonly asked: AskedPath[] = [];
+
+  private constructor(readonly tool: string, private readonly rules: CompiledRule[]) {}
+
+  /** null when no deny/ask rule for this tool names a path (nothing to judge: walks pay nothing). */
+  static for(tool: string, policy: CompiledPolicy): PolicyPathGate | undefined {
+    const rules = policy.rules.filter((r) => r.path && !r.pathTarget && !r.command && !r.domain && r.decision !== 'allow' && r.tool(tool));
+    return rules.length ? new PolicyPathGate(tool, rules) : undefined;
+  }
+
+  judge(rel: string | null, abs: string, asDir: boolean): GateVerdict | null {
+    let best: CompiledRule | undefined;
+    for (const r of this.rules) {
+      if (best && (best.decision === 'deny' || r.decision === 'ask')) continue;
+      if (rulePathCovers(r.path!, rel, abs, asDir)) best = r;
+    }
+    return best ? { decision: best.decision as 'deny' | 'ask', rule: ruleName(best) } : null;
+  }
+}

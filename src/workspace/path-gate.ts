@@ -1,0 +1,61 @@
+import { ToolError } from '../core/errors.js';
+import type { PathAccess } from '../core/types.js';
+
+/** A path resolve() admitted although an `ask` rule covers it. */
+export interface AskedPath {
+  input: string;
+  access: PathAccess;
+  relToRoot: string | null;
+  abs: string;
+}
+
+/** What the policy's path rules say about one path for the tool being called (allow is null). */
+export interface GateVerdict {
+  decision: 'deny' | 'ask';
+  /** The rule that made it, as the audit names it. */
+  rule: string;
+}
+
+/**
+ * The policy's path rules for one call's tool, asked before anything looks at the file
+ * system: `Workspace.resolve` refuses a denied path (as requested, then as resolved) and
+ * walks (EntryFilter, grep's DenyFilter, delete's walk) leave denied and asked entries out.
+ * Built per call by the pipeline (src/policy/gate.ts); absent when no deny/ask rule names a path.
+ */
+export interface PathGate {
+  readonly tool: string;
+  /**
+   * rel: relative to the root that holds the path (null outside every root); abs: its absolute
+   * path. A rule covers the path, an ancestor, or — `asDir` — something inside it.
+   */
+  judge(rel: string | null, abs: string, asDir: boolean): GateVerdict | null;
+  /** Paths resolve() admitted although an `ask` rule covers them (the pipeline asks before revealing their state). */
+  readonly asked: AskedPath[];
+}
+
+/**
+ * Spill files (`<state>/runs/<run>/observations/*`) are readable only by the session that got
+ * their storage_ref. `blocks(abs)` is true for any other path under a runs folder.
+ */
+export interface SpillGuard {
+  blocks(abs: string): boolean;
+}
+
+/**
+ * The refusal for a path a rule denies: the same code, message and details whether the path
+ * exists, is a file, a folder, a link or nothing — it names only what the caller gave.
+ */
+export function ruleRefusal(tool: string, input: string, v: GateVerdict): ToolError {
+  return new ToolError('ToolNotAllowed', `The policy denies this ${tool} call on ${input} (${v.rule}). Leave that path out or ask the user to change the policy.`,
+    { details: { path: input, rule: v.rule } });
+}
+
+export function secretsRefusal(input: string): ToolError {
+  return new ToolError('PathDenied', `${input} is on the secrets deny list (paths.deny); no tool may read, list, search or write it.`,
+    { details: { path: input, list: 'deny' } });
+}
+
+export function spillRefusal(input: string): ToolError {
+  return new ToolError('PathDenied', `${input} is saved output that belongs to another session or call; read only the storage_ref your own call returned.`,
+    { details: { path: input, list: 'spills' } });
+}
