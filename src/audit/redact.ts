@@ -1,5 +1,20 @@
-// "token" but not "tokens" (max_tokens is a count, not a credential).
-const SECRET_KEY = /token(?!s)|secret|passw(or)?d|passphrase|api[-_]?key|^key$|[-_]key$|private[-_]?key|authorization|cookie|credential/i;
+// "token" but not "tokens" (max_tokens is a count, not a credential). Matched on the key with
+// its words joined (accessKey, access_key, Access-Key and ACCESS_KEY all read "accesskey").
+const SECRET_KEY = /token(?!s)|secret|passw(or)?d|passphrase|apikey|accesskey|privatekey|authorization|cookie|credential|sessionid|signature/;
+
+/** The words of a key in any case style: camelCase, snake_case, kebab-case, Header-Case, SCREAMING_CASE. */
+function keyWords(k: string): string[] {
+  return k.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+}
+
+/** True for a key whose value is a credential: `apiKey`, `X-Api-Key`, `clientSecret`, `ssh_key`, `key`, `auth`… */
+export function isSecretKey(k: string): boolean {
+  const words = keyWords(k);
+  if (words.length === 0) return false;
+  if (SECRET_KEY.test(words.join(''))) return true;
+  const last = words[words.length - 1]!;
+  return last === 'key' || last === 'pwd' || last === 'pat' || words.includes('auth');
+}
 
 /** Values shaped like known credentials, wherever they appear in a string. */
 const SECRET_SHAPES: RegExp[] = [
@@ -17,12 +32,16 @@ const SECRET_SHAPES: RegExp[] = [
 /** `NAME=value` where the name says secret (env assignments in commands, URL queries): the value goes. */
 const SECRET_ASSIGNMENT = /\b([A-Za-z0-9_.-]*(?:token|secret|passw(?:or)?d|api[-_]?key|access[-_]?key|private[-_]?key)[A-Za-z0-9_.-]*)=("[^"]*"|'[^']*'|[^\s&"';]+)/gi;
 
+/** `"apiKey": "v"`, `X-Api-Key: v`, `client_secret: v` inside a string (JSON bodies, headers): the value goes. */
+const SECRET_COLON = /((["']?)[A-Za-z0-9_.-]*(?:token|secret|passw(?:or)?d|api[-_]?key|access[-_]?key|private[-_]?key|credential)[A-Za-z0-9_.-]*\2\s*:\s*)("[^"]*"|'[^']*'|[^\s&"',;}]+)/gi;
+
 export const REDACTED = '[REDACTED]';
 
 export function redactString(s: string): string {
   let out = s;
   for (const re of SECRET_SHAPES) out = out.replace(re, REDACTED);
-  return out.replace(SECRET_ASSIGNMENT, (_m, name: string) => `${name}=${REDACTED}`);
+  out = out.replace(SECRET_ASSIGNMENT, (_m, name: string) => `${name}=${REDACTED}`);
+  return out.replace(SECRET_COLON, (m, head: string, _q: string, value: string) => (value === REDACTED ? m : `${head}${REDACTED}`));
 }
 
 /** A deep copy with secret-named keys and credential-shaped values replaced by "[REDACTED]". */
@@ -33,7 +52,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[k] = SECRET_KEY.test(k) && v !== null && v !== undefined && v !== '' ? REDACTED : redact(v, depth + 1);
+      out[k] = isSecretKey(k) && v !== null && v !== undefined && v !== '' ? REDACTED : redact(v, depth + 1);
     }
     return out;
   }

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Envelope } from '../../src/core/envelope.js';
 
 /** Text inside every denied file: never in a reply, a spill or an audit line. */
 export const SECRET_TEXT = 'TOPSECRET-7f3a';
@@ -79,3 +80,12 @@ export function probes(d: string): Array<[string, string]> {
     ...viaLinks,
   ];
 }
+
+export const RULE_TEXT = /\{tool: [^}]*\}/g;
+
+/** The reply with the caller's own path and the rule's text taken out: what is left must be the same for every probe. */
+export function normalise(env: Envelope, input: string): string {
+  const err = env.error ? { code: env.error.code, message: env.error.message, details: env.error.details ?? null } : { ok: env.ok, data: env.data };
+  return JSON.stringify(err).replace(RULE_TEXT, '<RULE>').split(input).join('<P>');
+}
+

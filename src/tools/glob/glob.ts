@@ -48,11 +48,10 @@ export const globTool = defineTool({
     if (compiled.base) {
       const lexical = `${root.abs}/${compiled.base}`;
       try {
-        start = await ctx.workspace.resolve(lexical, 'search');
+        start = await ctx.workspace.resolve(lexical, 'search', { named: compiled.base });
       } catch (e) {
         // A link on the way to the base would be followed by resolve; a walk never follows links, so nothing matches there.
-        // A base a rule or the secrets list covers holds no match for this caller (left out, as in a walk).
-        if (!(e instanceof ToolError) || !['PathTraversalBlocked', 'ToolNotAllowed', 'PathDenied'].includes(e.code)) throw e;
+        if (!(e instanceof ToolError) || e.code !== 'PathTraversalBlocked') throw e;
         start = null;
       }
       if (start && (!start.exists || start.kind !== 'dir' || start.abs !== lexical)) start = null;
