@@ -30,10 +30,12 @@ const SECRET_SHAPES: RegExp[] = [
 ];
 
 /** `NAME=value` where the name says secret (env assignments in commands, URL queries): the value goes. */
-const SECRET_ASSIGNMENT = /\b([A-Za-z0-9_.-]*(?:token|secret|passw(?:or)?d|api[-_]?key|access[-_]?key|private[-_]?key)[A-Za-z0-9_.-]*)=("[^"]*"|'[^']*'|[^\s&"';]+)/gi;
+const SECRET_ASSIGNMENT = /(?<![A-Za-z0-9])([A-Za-z0-9_.-]{0,64}(?:token|secret|passw(?:or)?d|api[-_]?key|access[-_]?key|private[-_]?key)[A-Za-z0-9_.-]{0,64})=("[^"]*"|'[^']*'|[^\s&"';]+)/gi;
 
 /** `"apiKey": "v"`, `X-Api-Key: v`, `client_secret: v` inside a string (JSON bodies, headers): the value goes. */
-const SECRET_COLON = /((["']?)[A-Za-z0-9_.-]*(?:token|secret|passw(?:or)?d|api[-_]?key|access[-_]?key|private[-_]?key|credential)[A-Za-z0-9_.-]*\2\s*:\s*)("[^"]*"|'[^']*'|[^\s&"',;}]+)/gi;
+// Names are bounded (64 characters either side) and start at a name boundary, so a megabyte of
+// letters costs linear time, not quadratic.
+const SECRET_COLON = /(?<![A-Za-z0-9])((["']?)[A-Za-z0-9_.-]{0,64}(?:token|secret|passw(?:or)?d|api[-_]?key|access[-_]?key|private[-_]?key|credential)[A-Za-z0-9_.-]{0,64}\2[ \t]*:[ \t]*)("[^"]{0,4096}"|'[^']{0,4096}'|[^\s&"',;}]{1,4096})/gi;
 
 export const REDACTED = '[REDACTED]';
 

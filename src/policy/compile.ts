@@ -74,6 +74,7 @@ export function compileRule(r: RuleData, index: number, source: CompiledRule['so
     toolOnly: !paths && !commands && !r.domain,
     // deny/ask cover what is inside a folder they name; an allow lifts no more than it matches.
     path: paths ? (r.decision === 'allow' ? compileGlobs(paths) : coversPathOrAncestor(compileGlobs(paths))) : undefined,
+    pathPatterns: paths,
     command: commands,
     domain: r.domain ? compileDomains(list(r.domain)!) : undefined,
     network: r.network,

@@ -1,4 +1,4 @@
-import type { AskedPath, GateVerdict, PathGate } from '../workspace/path-gate.js';
+import { globStartsBelow, type AskedPath, type GateVerdict, type PathGate } from '../workspace/path-gate.js';
 import { ruleName, rulePathCovers } from './evaluate.js';
 import type { CompiledPolicy, CompiledRule } from './types.js';
 
@@ -16,6 +16,11 @@ export class PolicyPathGate implements PathGate {
   static for(tool: string, policy: CompiledPolicy): PolicyPathGate | undefined {
     const rules = policy.rules.filter((r) => r.path && !r.pathTarget && !r.command && !r.domain && r.decision !== 'allow' && r.tool(tool));
     return rules.length ? new PolicyPathGate(tool, rules) : undefined;
+  }
+
+  denyBelow(rel: string, abs: string): GateVerdict | null {
+    const r = this.rules.find((x) => x.decision === 'deny' && x.pathPatterns?.some((g) => globStartsBelow(g, rel, abs)));
+    return r ? { decision: 'deny', rule: ruleName(r) } : null;
   }
 
   judge(rel: string | null, abs: string, asDir: boolean): GateVerdict | null {

@@ -17,6 +17,8 @@ export interface CompiledRule {
   /** Rule has no path/command/domain qualifier: it covers the whole tool. */
   toolOnly: boolean;
   path?: (relToRoot: string) => boolean;
+  /** The rule's path globs as written (what a recursive delete checks for areas below it). */
+  pathPatterns?: string[];
   /** Session grants: matched on the target itself (real path, access), not on a glob. */
   pathTarget?: (t: { access: string; path: { abs: string } }) => boolean;
   command?: string[][];

@@ -29,6 +29,12 @@ export interface PathGate {
    * path. A rule covers the path, an ancestor, or — `asDir` — something inside it.
    */
   judge(rel: string | null, abs: string, asDir: boolean): GateVerdict | null;
+  /**
+   * A deny rule whose globs name an area strictly below `rel` (their literal base lies inside
+   * it): what a recursive delete of `rel` would reach whatever exists there. Judged on the
+   * rule's text alone, so the answer does not tell whether anything is there.
+   */
+  denyBelow(rel: string, abs: string): GateVerdict | null;
   /** Paths resolve() admitted although an `ask` rule covers them (the pipeline asks before revealing their state). */
   readonly asked: AskedPath[];
 }
@@ -58,4 +64,27 @@ export function secretsRefusal(input: string): ToolError {
 export function spillRefusal(input: string): ToolError {
   return new ToolError('PathDenied', `${input} is saved output that belongs to another session or call; read only the storage_ref your own call returned.`,
     { details: { path: input, list: 'spills' } });
+}
+
+/** The literal folder a glob starts with ('' when it may match at any depth). */
+export function literalBase(glob: string): string {
+  let base = '';
+  for (const seg of glob.split('/')) {
+    if (/[*?[\]{}()!+@]/.test(seg)) break;
+    base = base === '' ? seg : `${base}/${seg}`;
+  }
+  return base === glob && !glob.includes('/') ? '' : base;
+}
+
+/**
+ * True when a glob's literal base lies strictly inside the folder. A glob written with a leading
+ * "/" is tried both ways, as the rules match it: rooted at the root and as an absolute path.
+ */
+export function globStartsBelow(glob: string, rel: string, abs: string): boolean {
+  const g = glob.replace(/\/+$/, '');
+  const rooted = g.startsWith('/');
+  const base = literalBase(rooted ? g.replace(/^\/+/, '') : g);
+  if (base === '' && !(rooted && g.includes('/', 1))) return false;
+  const inside = (b: string, dir: string) => b !== '' && (dir === '' ? true : b.startsWith(`${dir}/`));
+  return inside(base, rel) || (rooted && inside(base, abs.replace(/^\/+/, '')));
 }

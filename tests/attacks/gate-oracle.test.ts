@@ -116,7 +116,8 @@ describe('the secrets list is no oracle either', () => {
 });
 
 function walkLeaks(env: Envelope, given = ''): string[] {
-  const s = given ? JSON.stringify(env).split(given).join('<G>') : JSON.stringify(env);
+  const raw = JSON.stringify(env).replace(RULE_TEXT, '<RULE>');
+  const s = given ? raw.split(given).join('<G>') : raw;
   const out: string[] = [];
   if (s.includes(SECRET_TEXT)) out.push('secret text');
   for (const n of HIDDEN_NAMES) if (s.includes(n)) out.push(`name ${n}`);

@@ -116,6 +116,13 @@ describe('audit redaction', () => {
       assert.ok(!(redact(s) as string).includes('abc123xyz'), `${s} -> ${redact(s)}`);
     }
   });
+  test('a megabyte of letters is redacted in linear time (no regex blow-up on the audit path)', () => {
+    for (const big of ['x'.repeat(1024 * 1024), 'token'.repeat(200_000), 'a\n'.repeat(400_000)]) {
+      const t = Date.now();
+      redact({ old_string: big, command: big });
+      assert.ok(Date.now() - t < 1500, `${big.slice(0, 10)}…: ${Date.now() - t} ms`);
+    }
+  });
   test('ordinary keys stay', () => {
     const a = { path: 'a', keyboard: 1, monkey: 2, max_tokens: 3, keys: 4, author: 5 };
     assert.deepEqual(redact(a), a);

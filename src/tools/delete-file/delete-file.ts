@@ -12,6 +12,7 @@ import { boundedDiff, changeFields } from '../../fs-write/result.js';
 import { syncDirLater } from '../../fs-write/atomic-write.js';
 import { tryDecodeText } from '../../fs-write/text.js';
 import { removeOne, removeTree, walkForDelete, type Entry } from './walk.js';
+import { globStartsBelow } from '../../workspace/path-gate.js';
 
 const input = z.strictObject({
   path: z.string().describe('File (or, with recursive, directory) to delete, relative to the workspace root.'),
@@ -62,6 +63,26 @@ async function resolveLink(input: string, ws: Workspace): Promise<ResolvedPath |
   return { input, abs, display: ws.display(abs), rootIndex: loc.rootIndex, relToRoot: loc.relToRoot, exists: true, kind: 'other' };
 }
 
+/**
+ * A recursive delete of a folder that holds an area a deny rule (or paths.deny) names by its
+ * path — `d1` when a rule denies `d1/d2/d3/**` — is refused from the rules' text alone, before
+ * the walk: the answer is the same whether anything lies there or not.
+ */
+function refuseDeniedBelow(input: string, rp: ResolvedPath, ws: Workspace): void {
+  for (const [rel, abs] of [[rp.relToRoot, rp.abs], ...(rp.lexical ? [[rp.lexical.relToRoot, rp.lexical.abs]] : [])] as Array<[string, string]>) {
+    const v = ws.gate?.denyBelow(rel, abs);
+    if (v) {
+      throw new ToolError('ToolNotAllowed', `delete_file ${input} with recursive would reach paths the policy denies (${v.rule}); delete the entries next to them one by one.`,
+        { details: { path: input, rule: v.rule } });
+    }
+    const secret = ws.rules.deny.find((g) => globStartsBelow(g, rel, abs));
+    if (secret) {
+      throw new ToolError('PathDenied', `delete_file ${input} with recursive would reach paths on the secrets deny list (paths.deny: ${secret}); delete the entries next to them one by one.`,
+        { details: { path: input, list: 'deny' } });
+    }
+  }
+}
+
 export const deleteFileTool = defineTool({
   name: 'delete_file',
   version: '1.0.0',
@@ -76,6 +97,7 @@ export const deleteFileTool = defineTool({
   aliases: { file_path: 'path' },
   async plan(args, ctx) {
     const rp = (await resolveLink(args.path, ctx.workspace)) ?? await ctx.workspace.resolve(args.path, 'delete');
+    if (args.recursive) refuseDeniedBelow(args.path, rp, ctx.workspace);
     if (!rp.exists) throw new ToolError('NotFound', `${rp.display} does not exist; nothing to delete.`, { details: { path: rp.display } });
     if (rp.relToRoot === '') throw new ToolError('InvalidArguments', 'That is a workspace root; toolgate does not delete a root.');
     const targets: PlanTarget[] = [{ kind: 'path', access: 'delete', path: rp }];
