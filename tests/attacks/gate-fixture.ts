@@ -67,7 +67,7 @@ export function gateTree(): GateTree {
 }
 
 /** Probes of one denied folder D: each must get the same answer as every other. */
-export function probes(d: string): Array<[string, string]> {
+export function probes(d: string, ws?: string): Array<[string, string]> {
   const viaLinks: Array<[string, string]> = d === 'priv'
     ? [['link to a file in', 'pub/inx'], ['through a folder link', 'pub/in/x'], ['through a folder link, missing', 'pub/in/missing'],
       ['dangling link into', 'pub/dang'], ['dangling link, missing parent', 'pub/dangdeep'], ['link to a loop in', 'pub/inloop'],
@@ -77,6 +77,9 @@ export function probes(d: string): Array<[string, string]> {
     ['existing file', `${d}/x`], ['missing file', `${d}/missing`], ['folder', `${d}/sub`], ['missing parent', `${d}/nodir/missing`],
     ['the folder itself', d], ['fifo', `${d}/fifo`], ['symlink inside', `${d}/selflink`], ['link loop inside', `${d}/loop1`],
     ['dot-dot inside', `${d}/sub/../x`], ['trailing slash', `${d}/sub/`], ['missing with slash', `${d}/nope/`],
+    ['dot prefix', `./${d}/x`], ['through a sibling and back', `pub/../${d}/x`], ['double slash', `${d}//x`],
+    ['through a missing folder and back', `pub/nothing/../../${d}/missing`],
+    ...(ws ? [['absolute, existing', `${ws}/${d}/x`], ['absolute, missing', `${ws}/${d}/missing`]] as Array<[string, string]> : []),
     ...viaLinks,
   ];
 }

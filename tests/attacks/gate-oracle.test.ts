@@ -67,7 +67,7 @@ describe('a denied folder is no oracle', () => {
     for (const [tool, label, args] of TEMPLATES) {
       test(`${tool} (${label}) under ${d}: one answer for every probe`, async () => {
         const answers = new Map<string, string[]>();
-        for (const [what, p] of probes(d)) {
+        for (const [what, p] of probes(d, tree.ws)) {
           // delete_file removes a link itself, never what it points at: a link in pub is not in the denied folder.
           if (tool === 'delete_file' && p.startsWith('pub/')) continue;
           const env = await h.call(tool, args(p));

@@ -96,6 +96,14 @@ describe('an ask rule shows no state before approval', () => {
       assert.equal(ok.ok, true, ok.text);
       const missing = await h.call('read_file', { path: 'asked/missing' });
       assert.equal(missing.error?.code, 'NotFound');
+      // An approved walk of the asked folder sees inside it; a walk from above leaves it out.
+      const inside = await h.call('grep', { pattern: 'asked content', path: 'asked' });
+      assert.deepEqual((inside.data as { files: string[] }).files, ['asked/q.txt']);
+      const above = await h.call('grep', { pattern: 'asked content', path: '.' });
+      assert.deepEqual((above.data as { files: string[] }).files, []);
+      assert.ok((above.data as { skipped_by_policy: number }).skipped_by_policy >= 1);
+      const listed = await h.call('list_dir', { path: 'asked' });
+      assert.deepEqual((listed.data as { entries: Array<{ name: string }> }).entries.map((e) => e.name), ['q.txt']);
     } finally {
       h.close();
     }

@@ -59,7 +59,10 @@ export class EntryFilter {
   /** What the policy's rules for this tool say of an entry: 'denied' (silent), 'policy' (an ask rule), or null. */
   byPolicy(relToRoot: string, abs: string, isDir: boolean): 'denied' | 'policy' | null {
     const v = this.gate?.judge(relToRoot, abs, isDir);
-    return v ? (v.decision === 'deny' ? 'denied' : 'policy') : null;
+    if (!v) return null;
+    if (v.decision === 'deny') return 'denied';
+    // A walk runs only after its call was approved: what lies inside a path that was asked about is covered.
+    return this.gate!.asked.some((a) => abs === a.abs || abs.startsWith(`${a.abs}/`)) ? null : 'policy';
   }
 
   check(name: string, relToRoot: string, abs: string, type: EntryType, stack: IgnoreStack | null): SkipReason | null {
