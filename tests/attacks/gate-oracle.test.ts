@@ -50,6 +50,7 @@ export const TEMPLATES: Array<[string, string, Args]> = [
   ['apply_patch', 'delete', (p) => ({ patch: patchDelete(p), dry_run: true })],
   ['delete_file', 'file', (p) => ({ path: p, dry_run: true })],
   ['delete_file', 'recursive', (p) => ({ path: p, recursive: true, dry_run: true })],
+  ['run_command', 'cwd', (p) => ({ command: 'echo hi', cwd: p })],
 ];
 
 /** What no reply may hold: denied content, names no probe gave, any path inside the denied folder other than the probe's own. */

@@ -177,8 +177,11 @@ export const grepTool = defineTool({
   aliases: { include: 'glob', file_pattern: 'glob', case_insensitive: 'ignore_case', '-i': 'ignore_case', '-C': 'context', max_results: 'head_limit' },
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'search');
-    if (!p.exists) throw new ToolError('NotFound', `${args.path} does not exist. Check the path with list_dir or glob.`);
     return { targets: [{ kind: 'path', access: 'search', path: p }], summary: `search ${p.display} for ${JSON.stringify(args.pattern)}` };
+  },
+  inspect(args, plan) {
+    const p = plan.targets[0]?.kind === 'path' ? plan.targets[0].path : null;
+    if (!p?.exists) throw new ToolError('NotFound', `${args.path} does not exist. Check the path with list_dir or glob.`);
   },
   async execute(args, plan, ctx) {
     const target = plan.targets[0];

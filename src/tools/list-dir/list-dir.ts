@@ -70,9 +70,12 @@ export const listDirTool = defineTool({
   aliases: { ignore_globs: 'ignore' },
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'list');
-    if (!p.exists) throw new ToolError('NotFound', `${args.path} does not exist; check the parent folder with list_dir or search with glob.`);
-    if (p.kind !== 'dir') throw new ToolError('InvalidArguments', `${p.display} is a file, not a folder; read it with read_file.`);
     return { targets: [{ kind: 'path', access: 'list', path: p }], summary: `list ${p.display}` };
+  },
+  inspect(args, plan) {
+    const p = plan.targets[0]?.kind === 'path' ? plan.targets[0].path : null;
+    if (!p?.exists) throw new ToolError('NotFound', `${args.path} does not exist; check the parent folder with list_dir or search with glob.`);
+    if (p.kind !== 'dir') throw new ToolError('InvalidArguments', `${p.display} is a file, not a folder; read it with read_file.`);
   },
   async execute(args, plan, ctx) {
     const ws = ctx.workspace;

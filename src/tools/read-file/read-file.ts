@@ -61,9 +61,12 @@ export const readFileTool = defineTool({
   adaptArgs: lineRangeArgs,
   async plan(args, ctx) {
     const p = await ctx.workspace.resolve(args.path, 'read');
-    if (!p.exists) throw new ToolError('NotFound', `${args.path} does not exist; check the path with list_dir or glob.`, { details: { path: args.path } });
-    if (p.kind === 'dir') throw new ToolError('InvalidArguments', `${p.display} is a folder; use list_dir to see what is in it.`);
     return { targets: [{ kind: 'path', access: 'read', path: p }], summary: `read ${p.display}` };
+  },
+  inspect(args, plan) {
+    const p = plan.targets[0]?.kind === 'path' ? plan.targets[0].path : null;
+    if (!p?.exists) throw new ToolError('NotFound', `${args.path} does not exist; check the path with list_dir or glob.`, { details: { path: args.path } });
+    if (p.kind === 'dir') throw new ToolError('InvalidArguments', `${p.display} is a folder; use list_dir to see what is in it.`);
   },
   async execute(args, plan, ctx): Promise<ToolResult<Data>> {
     const target = plan.targets[0];
