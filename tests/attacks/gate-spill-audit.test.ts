@@ -137,23 +137,33 @@ describe('audit redaction', () => {
   });
 
   test('a run_command that fails is audited with its command, exit code, and redacted secrets; every line has a decision', async () => {
-    const h = new Harness([tree.ws], { policy: policyFromYaml('rules:\n  - { tool: run_command, command: "sh", decision: allow }\n  - { tool: run_command, command: "false", decision: allow }\n'), stateDir: path.join(tree.state, 'cmd') });
+    const h = new Harness([tree.ws], { policy: policyFromYaml('rules:\n  - { tool: run_command, command: "sh", decision: allow }\n  - { tool: run_command, command: "false", decision: allow }\n  - { tool: run_command, command: "sleep", decision: allow }\n'), stateDir: path.join(tree.state, 'cmd') });
     try {
       const r = await h.call('run_command', { command: 'false' });
       assert.equal(r.ok, false);
-      const secret = await h.call('run_command', { command: 'sh -c "exit 3" # apiKey=abc123xyz' });
+      const secret = await h.call('run_command', { command: 'false --apiKey=abc123xyz' });
       assert.equal(secret.ok, false);
+      const bg = await h.call('run_command', { command: 'sleep 0.2', background: true });
+      assert.equal(bg.ok, true, bg.text);
       const file = path.join(tree.state, 'cmd', 'audit.jsonl');
       assert.ok((await verifyAudit(file)).ok);
       const text = readFileSync(file, 'utf8');
       assert.ok(!text.includes('abc123xyz'), 'a secret in a command reached the audit');
       const recs = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
       const failed = recs.find((x) => x.args.command === 'false')!;
+      assert.ok(failed, 'no record of the failed command');
       assert.deepEqual(failed.commands_run, ['false']);
       assert.equal(failed.command.exit_code, 1);
       assert.equal(failed.decision, 'allow');
+      const started = recs.find((x) => x.args.command === 'sleep 0.2')!;
+      assert.equal(typeof started.command.pid, 'number');
+      assert.match(started.command.process_id, /./);
+      const withKey = recs.find((x) => String(x.args.command).startsWith('false --'))!;
+      assert.equal(withKey.command?.exit_code, 1, JSON.stringify(withKey));
+      assert.deepEqual(withKey.commands_run, ['false --apiKey=[REDACTED]']);
       for (const x of recs) assert.ok(x.decision && typeof x.rule === 'string');
     } finally {
+      await h.session.dispose();
       h.close();
     }
   });

@@ -53,6 +53,7 @@ export const runCommandTool = defineTool({
         data: { ...base, id: rec.id, exit_code: null, signal: null, timed_out: false, duration_ms: 0, output: '', truncated: false, total_bytes: 0 },
         text: `Started ${rec.id} in the background (${rec.sandbox === 'bwrap' ? 'sandboxed' : 'no sandbox'}). Read its output with process_output {"id":"${rec.id}"}; stop it with process_kill.`,
         commands_run: [args.command],
+        audit: { pid: rec.running.pid },
       };
     }
     const table = ProcessTable.of(ctx.session);
