@@ -168,6 +168,38 @@ describe('rules hold in walks', () => {
     }
   });
 
+  test('a walk answers the same whether a denied folder holds one file or many (counts and caps included)', async () => {
+    const { mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['glob', { pattern: '**', hidden: true, gitignore: false }], ['glob', { pattern: '**/*.txt' }],
+      ['grep', { pattern: 'line', path: '.', output_mode: 'count' }], ['grep', { pattern: 'nothing-matches-this', path: '.' }],
+      ['list_dir', { path: '.', hidden: true }], ['list_dir', { path: 'd1/d2' }],
+    ];
+    const view = (e: Envelope) => JSON.stringify({ ok: e.ok, text: e.text, data: e.data, stats: { ...e.stats, duration_ms: 0 } }).replace(/"mtime_ms":\d+/g, '');
+    const saved = process.env.TOOLGATE_RG;
+    try {
+      for (const rg of ['off', undefined]) {
+        if (rg) process.env.TOOLGATE_RG = rg; else delete process.env.TOOLGATE_RG;
+        const before = await Promise.all(calls.map(([t, a]) => h.call(t, a).then(view)));
+        for (const d of DENIED_DIRS) {
+          mkdirSync(path.join(tree.ws, d, 'more-hidden'), { recursive: true });
+          for (let i = 0; i < 30; i++) writeFileSync(path.join(tree.ws, d, 'more-hidden', `f${i}.txt`), `line ${SECRET_TEXT}\n`);
+        }
+        // Secrets-list files beside public ones, and a denied folder that appears where there was none.
+        for (let i = 0; i < 5; i++) writeFileSync(path.join(tree.ws, 'pub', `k${i}.pem`), `line ${SECRET_TEXT}\n`);
+        mkdirSync(path.join(tree.ws, 'pub/nested/.ssh'), { recursive: true });
+        writeFileSync(path.join(tree.ws, 'pub/nested/.ssh/id'), `line ${SECRET_TEXT}\n`);
+        const afterAdd = await Promise.all(calls.map(([t, a]) => h.call(t, a).then(view)));
+        for (const d of DENIED_DIRS) rmSync(path.join(tree.ws, d, 'more-hidden'), { recursive: true });
+        for (let i = 0; i < 5; i++) rmSync(path.join(tree.ws, 'pub', `k${i}.pem`));
+        rmSync(path.join(tree.ws, 'pub/nested/.ssh'), { recursive: true });
+        calls.forEach(([t, a], i) => assert.equal(afterAdd[i], before[i], `${rg ?? 'rg'} ${t} ${JSON.stringify(a)} changed with the denied folder's contents`));
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
+    }
+  });
+
   test('recursive delete of a folder holding a denied or protected path is refused without naming it', async () => {
     const env = await h.call('delete_file', { path: 'd1', recursive: true, dry_run: true });
     assert.equal(env.ok, false);

@@ -193,7 +193,6 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     } catch {
       return;
     }
-    visited += entries.length;
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const names = new Set(entries.map((e) => e.name));
     const layer = await readLayer(path, names, rel === '' ? 0 : rel.length + 1, '');
@@ -201,12 +200,15 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     for (const e of entries) {
       if (stop()) return;
       const childRel = rel === '' ? e.name : `${rel}/${e.name}`;
+      // Denied entries are not even counted: the visit count must not tell what lies there.
+      if (e.isDirectory() ? deny.dirDenied(childRel) : deny.fileDenied(childRel)) continue;
+      visited++;
       if (e.isDirectory()) {
-        if (select.dirExcluded(childRel, e.name) || isIgnored(ls, childRel, true) || deny.dirDenied(childRel)) continue;
+        if (select.dirExcluded(childRel, e.name) || isIgnored(ls, childRel, true)) continue;
         await walk(childRel, `${path}/${e.name}`, ls);
       } else if (e.isFile()) {
         // Symbolic links, FIFOs, sockets and devices are never opened.
-        if (!select.fileSelectedHere(childRel, e.name) || isIgnored(ls, childRel, false) || deny.fileDenied(childRel)) continue;
+        if (!select.fileSelectedHere(childRel, e.name) || isIgnored(ls, childRel, false)) continue;
         await schedule(childRel, `${path}/${e.name}`);
       }
     }

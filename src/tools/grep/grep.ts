@@ -287,7 +287,8 @@ export const grepTool = defineTool({
     };
     const stats: Record<string, number> = { matched: q.mode === 'files_with_matches' ? hits.length : page.matchTotal, files: hits.length };
     if (result.visited !== undefined) stats.visited = result.visited;
-    if (result.searched !== undefined) stats.searched = result.searched;
+    // ripgrep's own count includes files the deny lists and rules leave out: not reported.
+    if (result.searched !== undefined && engine === 'builtin') stats.searched = result.searched;
     return {
       data, text, stats, storage_ref, sha256,
       status: truncated || result.capped || fallback_used ? 'partial' : 'ok',

@@ -133,17 +133,19 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     const depth = task.depth + 1;
     for (const d of entries) {
       if (result.stopped) return;
+      const name = d.name;
+      const type = entryType(d);
+      const relToRoot = task.relToRoot === '' ? name : `${task.relToRoot}/${name}`;
+      const abs = task.abs === '/' ? `/${name}` : `${task.abs}/${name}`;
+      const why = filter.check(name, relToRoot, abs, type, stack);
+      // Denied entries and the state dir are not even counted: the visit count must not tell what lies there.
+      if (why === 'denied' || why === 'state') { result.skipped[why]++; continue; }
       if (++result.visited > maxVisits) { result.visited--; stop('visit_cap'); return; }
       if (result.visited >= nextProgress) {
         nextProgress += 5000;
         o.onProgress?.(result.visited);
         if (Date.now() > deadline) { stop('time_cap'); return; }
       }
-      const name = d.name;
-      const type = entryType(d);
-      const relToRoot = task.relToRoot === '' ? name : `${task.relToRoot}/${name}`;
-      const abs = task.abs === '/' ? `/${name}` : `${task.abs}/${name}`;
-      const why = filter.check(name, relToRoot, abs, type, stack);
       if (why) { result.skipped[why]++; continue; }
       const entry: WalkEntry = { name, rel: task.rel === '' ? name : `${task.rel}/${name}`, relToRoot, abs, type, depth };
       if (o.onEntry(entry) === false) { stop('stopped'); return; }
