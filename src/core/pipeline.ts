@@ -174,7 +174,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     commands_run: redact(envelope.artifacts.commands_run.length ? envelope.artifacts.commands_run : ran) as string[],
     hashes: result?.hashes ?? {},
     ...(command ? { command: redact(command) as Record<string, unknown> } : {}),
-    ...(error ? { error_message: redact(error.message) as string } : {}),
+    ...(error ? { error_message: redact(error.message.length > 1000 ? `${error.message.slice(0, 1000)}…` : error.message) as string } : {}),
   });
   return { envelope, content: envelope.ok ? (result?.content ?? []) : [] };
 }
