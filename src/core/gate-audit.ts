@@ -6,8 +6,16 @@ import type { ToolError } from './errors.js';
 import type { Session } from './session.js';
 import type { Plan, PlanTarget, ToolResult } from './types.js';
 
-/** Errors a plan throws that are refusals (judged before any state was looked at), not state. */
-export const REFUSAL_CODES: ReadonlySet<string> = new Set(['ToolNotAllowed', 'PathDenied', 'PathTraversalBlocked', 'NetworkDenied']);
+/**
+ * Errors a plan throws that are policy refusals, judged on the path as given (the same whatever
+ * exists there) — not state. Anything else (NotFound, a FIFO, a link leading out, ReadRequired…)
+ * tells something about the file system and is held until an asked path is approved.
+ */
+export function isPolicyRefusal(e: ToolError): boolean {
+  if (e.code === 'ToolNotAllowed' || e.code === 'NetworkDenied') return true;
+  const list = (e.details as { list?: unknown } | undefined)?.list;
+  return e.code === 'PathDenied' && (list === 'deny' || list === 'protect' || list === 'spills');
+}
 
 /** The decision and rule an audit record names for a call refused before (or without) the policy verdict. */
 export function decisionOfError(e: ToolError | undefined, stage: 'lookup' | 'validate' | 'workspace' | 'plan' | 'run'): { decision: 'allow' | 'deny'; rule: string } {

@@ -17,7 +17,7 @@ import { formatZodError, shortArgs, shellQuote } from './format.js';
 import { withDeadline } from './deadline.js';
 import { circuitFor } from './circuit.js';
 import { PolicyPathGate } from '../policy/gate.js';
-import { commandFacts, decisionOfError, partsAsGiven, REFUSAL_CODES, rememberSpills, spillGuard, spillRefsOf } from './gate-audit.js';
+import { commandFacts, decisionOfError, isPolicyRefusal, partsAsGiven, rememberSpills, spillGuard, spillRefsOf } from './gate-audit.js';
 import type { Plan, PlanTarget } from './types.js';
 
 export interface CallMeta {
@@ -109,7 +109,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     } catch (e) {
       // A path an `ask` rule covers shows its state (missing, a folder, not read yet…) only to an
       // approved call: otherwise ci mode or a refusal would tell a present file from an absent one.
-      if (gate?.asked.length && isToolError(e) && !REFUSAL_CODES.has(e.code)) {
+      if (gate?.asked.length && isToolError(e) && !isPolicyRefusal(e)) {
         const targets: PlanTarget[] = gate.asked.map((a) => ({
           kind: 'path', access: a.access,
           path: { input: a.input, abs: a.abs, display: a.input, rootIndex: ws!.locate(a.abs)?.rootIndex ?? 0, relToRoot: a.relToRoot ?? '', exists: false, kind: 'missing' },

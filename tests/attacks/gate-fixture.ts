@@ -55,6 +55,10 @@ export function gateTree(): GateTree {
   w('pub/a.txt', 'a public line\n');
   w('pub/nested/b.txt', 'another public line\n');
   w('asked/q.txt', `asked content ${SECRET_TEXT}\n`);
+  mkdirSync(path.join(ws, 'asked', 'sub'));
+  mkfifo(path.join(ws, 'asked', 'fifo'));
+  symlinkSync('../../outside-target', path.join(ws, 'asked', 'out'));
+  symlinkSync('missing', path.join(ws, 'asked', 'dangling'));
   w('d1/d2/open.txt', 'open text\n');
   symlinkSync('../priv', path.join(ws, 'pub', 'in'));
   symlinkSync('../priv/x', path.join(ws, 'pub', 'inx'));
