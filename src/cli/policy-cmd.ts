@@ -9,6 +9,7 @@ import { parseJsonArgs } from './json-args.js';
 import { setup, UsageError, type CommonFlags } from './setup.js';
 import { lintPolicy } from '../policy/lint.js';
 import { allTools } from '../tools/index.js';
+import { loadCustomTools } from '../tools/custom/index.js';
 
 export async function policyCheck(toolName: string | undefined, flags: CommonFlags & { args?: string }): Promise<number> {
   if (!toolName) throw new UsageError('usage: toolgate policy check TOOL --args JSON');
@@ -35,8 +36,9 @@ export async function policyValidate(file: string | undefined): Promise<number> 
   if (!file) throw new UsageError('usage: toolgate policy validate FILE');
   try {
     const p = await loadPolicyFile(file);
+    const custom = loadCustomTools(p, allTools().map((t) => t.name));
     process.stdout.write(`${file}: valid (profile ${p.profile}, mode ${p.mode}, ${p.rules.length} rules)\n`);
-    for (const w of lintPolicy(p, allTools().map((t) => t.name))) process.stderr.write(`warning: ${w}\n`);
+    for (const w of lintPolicy(p, [...allTools(), ...custom].map((t) => t.name))) process.stderr.write(`warning: ${w}\n`);
     return 0;
   } catch (e) {
     if (e instanceof PolicyError) {

@@ -11,7 +11,7 @@ export interface ServeFlags extends CommonFlags {
 export async function serve(flags: ServeFlags): Promise<void> {
   const transport = flags.transport ?? 'stdio';
   if (transport !== 'stdio' && transport !== 'http') throw new UsageError(`--transport must be stdio or http, not "${transport}"`);
-  const { rt, ceiling, log } = await setup(flags);
+  const { rt, ceiling, log } = await setup(flags, { upstreamWaitMs: 2500 });
   if (!ceiling) log.warn('no --workspace given: the client\'s MCP roots will be the workspace; without them every call fails');
   if (transport === 'http') {
     const { serveHttp } = await import('../server/http.js');

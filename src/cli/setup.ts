@@ -8,6 +8,8 @@ import { allTools } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
 import { CLI_PATH } from '../paths.js';
 import { lintPolicy } from '../policy/lint.js';
+import { loadCustomTools } from '../tools/custom/index.js';
+import { startUpstreams } from '../upstream/manager.js';
 
 export interface CommonFlags {
   workspace?: string[];
@@ -34,7 +36,7 @@ export interface Setup {
 }
 
 /** Builds what serve, call, tools and policy check share: roots, policy, runtime. */
-export async function setup(flags: CommonFlags): Promise<Setup> {
+export async function setup(flags: CommonFlags, opts: { upstreamWaitMs?: number } = {}): Promise<Setup> {
   const log = createLogger();
   const ceiling = flags.workspace?.length ? await Workspace.realRoots(flags.workspace) : null;
   const stateDir = flags['state-dir'] ? path.resolve(flags['state-dir']) : undefined;
@@ -44,10 +46,13 @@ export async function setup(flags: CommonFlags): Promise<Setup> {
   if (flags.policy) flagsForReplay.push('--policy', path.resolve(flags.policy));
   if (flags.profile) flagsForReplay.push('--profile', flags.profile);
   if (stateDir) flagsForReplay.push('--state-dir', stateDir);
+  const builtIn = allTools();
   const rt = new Runtime({
-    tools: allTools(), policy, log, stateDir,
+    tools: [...builtIn, ...loadCustomTools(policy, builtIn.map((t) => t.name))], policy, log, stateDir,
     replay: { command: ['node', CLI_PATH], flags: flagsForReplay },
   });
-  for (const w of lintPolicy(policy, [...rt.tools.keys()])) log.warn(w);
+  // Upstream MCP servers connect in parallel; serve waits only a moment (their tools appear when ready).
+  await startUpstreams(rt, { waitMs: opts.upstreamWaitMs ?? 10_000 });
+  for (const w of lintPolicy(policy, [...rt.tools.keys(), ...Object.keys(policy.data.upstreams).map((u) => `${u}__…`)])) log.warn(w);
   return { rt, ceiling, log };
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { envelopeSchema } from './envelope.js';
+import type { ToolError } from './errors.js';
 import type { ToolSpec } from './types.js';
 
 export interface Tool<I extends z.ZodObject = z.ZodObject, D = unknown> extends ToolSpec<I, D> {
@@ -10,6 +11,8 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, D = unknown> extends 
   /** JSON Schema of structuredContent: the whole envelope with this tool's data. */
   outputJsonSchema: Record<string, unknown>;
   envelope: ReturnType<typeof envelopeSchema>;
+  /** When it returns an error, the tool is not listed and every call is refused with it, before the gate. */
+  refusal?: () => ToolError | undefined;
 }
 
 export type AnyTool = Tool<z.ZodObject, any>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorInfo } from './errors.js';
-import type { Status } from './types.js';
+import type { ExtraContent, Status } from './types.js';
 import { renderBody, renderDetails } from './render.js';
 
 export const errorSchema = z.object({
@@ -52,7 +52,7 @@ export interface Envelope {
 }
 
 /** MCP CallToolResult for an envelope: structuredContent, a readable text block, isError exactly when !ok. */
-export function toCallToolResult(env: Envelope, extra: Array<{ type: 'image'; data: string; mimeType: string }> = []) {
+export function toCallToolResult(env: Envelope, extra: ExtraContent[] = []) {
   const lines = [env.error ? `[${env.error.code}] ${env.error.message}` : env.text];
   if (env.warnings?.length) lines.push(...env.warnings.map((w) => `warning: ${w}`));
   const details = renderDetails(env.error?.details);

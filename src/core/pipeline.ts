@@ -12,7 +12,7 @@ import { spillTo } from './output.js';
 import type { Runtime } from './runtime.js';
 import type { Session } from './session.js';
 import { lookupTool } from './tool-lookup.js';
-import type { ToolContext, ToolResult } from './types.js';
+import type { ExtraContent, ToolContext, ToolResult } from './types.js';
 import { formatZodError, shortArgs, shellQuote } from './format.js';
 import { withDeadline } from './deadline.js';
 import { circuitFor } from './circuit.js';
@@ -31,7 +31,7 @@ export interface CallMeta {
 
 export interface CallOutcome {
   envelope: Envelope;
-  content: Array<{ type: 'image'; data: string; mimeType: string }>;
+  content: ExtraContent[];
 }
 
 /** A session's view of the workspace: ceiling ∩ client roots, with the state dir protected. */
@@ -67,11 +67,16 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
   try {
     const found = lookupTool(rt.tools, name);
     if (!found.tool) {
+      const why = rt.missingTool(name);
+      if (why) throw why;
       throw new ToolError('ToolNotFound', `There is no tool "${name}".${found.suggestions.length ? ` Did you mean ${found.suggestions.join(', ')}?` : ''} Call tools/list to see the tools.`,
         { details: { suggestions: found.suggestions } });
     }
     tool = found.tool;
     if (found.note) warnings.push(found.note);
+    // A tool may refuse every call before the gate (an upstream tool changed since it was pinned).
+    const refused = tool.refusal?.();
+    if (refused) throw refused;
     const wanted = meta.meta?.['toolgate/version'];
     if (typeof wanted === 'string' && major(wanted) !== major(tool.version)) {
       throw new ToolError('VersionMismatch', `${tool.name} is version ${tool.version}; the call asked for ${wanted}. Read the tool's schema again from tools/list.`,
@@ -135,7 +140,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     const toolForCtx = tool;
     result = await withDeadline(signal, timeout, (sig) => {
       const ctx: ToolContext = {
-        workspace: ws!, policy: rt.policy, session, signal: sig, callId, traceId,
+        workspace: ws!, policy: rt.policy, session, signal: sig, callId, traceId, requestId: meta.requestId,
         limits: rt.policy.data.limits, log: rt.log.child({ tool: toolForCtx.name, callId }),
         progress,
         notify: meta.notify ?? (async () => {}),

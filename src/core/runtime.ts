@@ -5,6 +5,7 @@ import { AuditWriter } from '../audit/writer.js';
 import { deniedOutright } from '../policy/evaluate.js';
 import type { CompiledPolicy } from '../policy/types.js';
 import type { AnyTool } from './define-tool.js';
+import type { ToolError } from './errors.js';
 import { newId } from './ids.js';
 
 export interface RuntimeOptions {
@@ -19,9 +20,14 @@ export interface RuntimeOptions {
 
 /** Long-lived, shared by every session of one server process. */
 export class Runtime {
-  readonly tools: ReadonlyMap<string, AnyTool>;
   readonly runId = newId('r');
   private readonly writers = new Map<string, AuditWriter>();
+  private readonly builtIn: ReadonlyMap<string, AnyTool>;
+  /** Tools that come and go (an upstream's, once it is connected), by source. */
+  private readonly dynamic = new Map<string, AnyTool[]>();
+  private current: ReadonlyMap<string, AnyTool>;
+  private readonly toolListeners = new Set<() => void>();
+  private readonly closers: Array<() => unknown> = [];
 
   constructor(readonly opts: RuntimeOptions) {
     const m = new Map<string, AnyTool>();
@@ -29,18 +35,69 @@ export class Runtime {
       if (m.has(t.name)) throw new Error(`duplicate tool name ${t.name}`);
       m.set(t.name, t);
     }
-    this.tools = m;
+    this.builtIn = m;
+    this.current = m;
   }
 
   get policy(): CompiledPolicy { return this.opts.policy; }
   get log(): Logger { return this.opts.log; }
+  get tools(): ReadonlyMap<string, AnyTool> { return this.current; }
 
   private listedCache?: AnyTool[];
 
-  /** Tools that are listed: those the policy does not deny outright (the policy never changes, so once). */
+  /**
+   * Tools that are listed: those the policy does not deny outright and that do not refuse
+   * every call (an upstream tool pending trust). Computed once per change of the tool set.
+   */
   listed(): AnyTool[] {
-    this.listedCache ??= [...this.tools.values()].filter((t) => !deniedOutright(t, this.policy));
+    this.listedCache ??= [...this.tools.values()].filter((t) => !deniedOutright(t, this.policy) && !t.refusal?.());
     return this.listedCache;
+  }
+
+  /**
+   * Replaces the tools of one source (an upstream). A name already taken by a built-in or
+   * another source is dropped (logged), never overwrites. Sessions hear of it (tools/list_changed).
+   */
+  setTools(source: string, tools: AnyTool[]): void {
+    this.dynamic.set(source, tools);
+    const m = new Map(this.builtIn);
+    for (const [src, list] of this.dynamic) {
+      for (const t of list) {
+        if (m.has(t.name)) { this.log.error({ tool: t.name, source: src }, 'tool name already taken: not mounted'); continue; }
+        m.set(t.name, t);
+      }
+    }
+    this.current = m;
+    this.listedCache = undefined;
+    for (const cb of this.toolListeners) {
+      try { cb(); } catch (e) { this.log.warn({ err: e }, 'tools changed listener failed'); }
+    }
+  }
+
+  /** Called whenever the set of tools (or what is listed) changes; returns the unsubscribe. */
+  onToolsChanged(cb: () => void): () => void {
+    this.toolListeners.add(cb);
+    return () => this.toolListeners.delete(cb);
+  }
+
+  /** Explains a tool name nobody has (yet): an upstream that is not connected names its own tools. */
+  private readonly missingExplainers: Array<(name: string) => ToolError | undefined> = [];
+
+  onMissingTool(fn: (name: string) => ToolError | undefined): void {
+    this.missingExplainers.push(fn);
+  }
+
+  missingTool(name: string): ToolError | undefined {
+    for (const fn of this.missingExplainers) {
+      const e = fn(name);
+      if (e) return e;
+    }
+    return undefined;
+  }
+
+  /** Something to stop when the runtime closes (upstream connections). */
+  onClose(fn: () => unknown): void {
+    this.closers.push(fn);
   }
 
   stateDir(primaryRoot: string | undefined): string {
@@ -67,6 +124,9 @@ export class Runtime {
   }
 
   close(): void {
+    for (const fn of this.closers.splice(0)) {
+      try { void Promise.resolve(fn()).catch(() => {}); } catch { /* closing anyway */ }
+    }
     for (const w of this.writers.values()) w.close();
     this.writers.clear();
   }

@@ -51,6 +51,8 @@ export class Session {
   readonly spills = new Set<string>();
   /** Set by the transport when the client can answer elicitation/create. */
   elicit?: (req: ElicitRequest, opts: { signal: AbortSignal; timeoutMs: number; onTick?: () => void; relatedRequestId?: string | number }) => Promise<ElicitResponse>;
+  /** Set by the transport when the client declared sampling: forwards sampling/createMessage (an upstream's, when the policy allows it). */
+  sample?: (params: Record<string, unknown>, opts: { signal: AbortSignal; relatedRequestId?: string | number }) => Promise<unknown>;
   /** True when a human approved this call out of band (toolgate call --approve). */
   preApproved = false;
 

@@ -5,7 +5,8 @@ import type { CompiledPolicy } from '../policy/types.js';
 import type { Session } from './session.js';
 
 export type Risk = 'low' | 'medium' | 'high';
-export type Permission = 'fs.read' | 'fs.write' | 'fs.delete' | 'proc.exec' | 'net.connect';
+/** `upstream`: calls a tool of another MCP server mounted behind the gate (SPEC §12). */
+export type Permission = 'fs.read' | 'fs.write' | 'fs.delete' | 'proc.exec' | 'net.connect' | 'upstream';
 export type Status = 'ok' | 'partial' | 'error';
 
 /** A path after the sandbox has resolved and admitted it. */
@@ -70,6 +71,8 @@ export interface ToolContext {
   signal: AbortSignal;
   callId: string;
   traceId: string;
+  /** The client's JSON-RPC id of this tools/call (requests sent on its behalf name it). */
+  requestId?: string | number;
   limits: Limits;
   log: Logger;
   /** Tell the client how far a long call has got (progress notification when it gave a token). */
@@ -97,8 +100,11 @@ export interface ToolResult<D> {
   /** Facts for the audit record only (e.g. the pid of a background process); never sent to the client. */
   audit?: Record<string, unknown>;
   /** Extra MCP content blocks (an image). */
-  content?: Array<{ type: 'image'; data: string; mimeType: string }>;
+  content?: ExtraContent[];
 }
+
+/** MCP content blocks beside the envelope's text block (an image; an upstream's own text). */
+export type ExtraContent = { type: 'image'; data: string; mimeType: string } | { type: 'text'; text: string };
 
 export interface Annotations {
   readOnlyHint: boolean;

@@ -17,6 +17,8 @@ export interface LaunchInput {
   background: boolean;
   plan: Plan;
   programs: string[];
+  /** A fixed argv run as is, without bash (custom tools); `command` is then only its display text. */
+  argv?: string[];
 }
 
 /** The network is on for a command when the policy says so globally, or an allow rule with `network: true` matches one of its parts. */
@@ -47,7 +49,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   const half = Math.floor(ctx.limits.output_bytes / 2);
   const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), file);
   // --norc: bash sources ~/.bashrc when stdin is a socket (it thinks rshd started it); Node's pipes are sockets.
-  const argv = ['/bin/bash', '--norc', '--noprofile', '-c', input.command];
+  const argv = input.argv ?? ['/bin/bash', '--norc', '--noprofile', '-c', input.command];
   let file0 = argv[0]!;
   let args = argv.slice(1);
   let release = () => {};

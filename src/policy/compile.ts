@@ -7,6 +7,7 @@ import { exampleWords, matchesAnyCommand, ruleCoversExample, splitCommandPattern
 import { BUILTIN_PROFILES, isBuiltinProfile } from './profiles.js';
 import type { PolicyData, RuleData } from './schema.js';
 import type { CompiledPolicy, CompiledRule } from './types.js';
+import { checkArgv, customInput, CustomToolError } from '../tools/custom/args.js';
 
 export class PolicyError extends Error {
   constructor(message: string, readonly line?: number, readonly key?: string) {
@@ -112,6 +113,7 @@ export function compilePolicy(data: PolicyData, opts: CompileOptions): CompiledP
     p.rules.forEach((r, i) => rules.push(compileRule(r, i, 'profile', opts.lines?.(['profiles', profileName, 'rules', i]), opts.commandExamples)));
   }
   data.rules.forEach((r, i) => rules.push(compileRule(r, i, 'policy', opts.lines?.(['rules', i]), opts.commandExamples)));
+  checkCustomTools(data, opts.lines);
   const protectedAbs = (opts.protectedAbs ?? []).map((p) => path.resolve(p));
   return {
     data,
@@ -122,4 +124,18 @@ export function compilePolicy(data: PolicyData, opts: CompileOptions): CompiledP
     rules,
     pathRules: PathRules.withDefaults(data.paths.deny, data.paths.protect, protectedAbs, data.paths.allow_hardlinks, opts.deniedAbs ?? userPrivatePaths()),
   };
+}
+
+/** Custom tools are checked at load: placeholders as whole words, patterns that compile, defaults that fit. */
+function checkCustomTools(data: PolicyData, lines: CompileOptions['lines']): void {
+  for (const [name, cfg] of Object.entries(data.tools)) {
+    try {
+      checkArgv(cfg, `tools.${name}`);
+      customInput(cfg, `tools.${name}`);
+    } catch (e) {
+      if (!(e instanceof CustomToolError)) throw e;
+      const keyPath = e.key.split('.');
+      throw new PolicyError(`${e.key}: ${e.message}`, lines?.(keyPath), e.key);
+    }
+  }
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { upstreamsSchema } from '../upstream/config.js';
+import { customToolsSchema } from '../tools/custom/config.js';
 
 const decision = z.enum(['allow', 'ask', 'deny']);
 const stringOrList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
@@ -16,7 +18,7 @@ export const ruleSchema = z.strictObject({
   reason: z.string().optional(),
 });
 
-export const PERMISSIONS = ['fs.read', 'fs.write', 'fs.delete', 'proc.exec', 'net.connect'] as const;
+export const PERMISSIONS = ['fs.read', 'fs.write', 'fs.delete', 'proc.exec', 'net.connect', 'upstream'] as const;
 
 export const profileSchema = z.strictObject({
   base: z.enum(['readonly', 'edit', 'full']).default('full'),
@@ -62,6 +64,10 @@ export const policySchema = z.strictObject({
     path: z.string().min(1).optional(),
     fsync: z.boolean().default(false),
   }).default({ fsync: false }),
+  /** Other MCP servers mounted behind the gate (SPEC §12). */
+  upstreams: upstreamsSchema,
+  /** Custom tools: a fixed argv, no shell (SPEC §12). */
+  tools: customToolsSchema,
 });
 
 export type PolicyInput = z.input<typeof policySchema>;

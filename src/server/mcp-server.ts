@@ -55,7 +55,7 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
   const server = new Server(
     { name: 'toolgate', version: VERSION, title: 'toolgate' },
     {
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: { tools: { listChanged: true }, logging: {} },
       instructions: 'toolgate gives controlled access to a workspace folder. Paths are relative to the workspace root. Read a file before you change it. Every result is an envelope: check ok, and follow error.message when it is false.',
     },
   );
@@ -91,8 +91,14 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
     }
   });
 
+  // Upstream tools come and go (an upstream connects, restarts, is trusted): tell the client.
+  const unsubscribe = rt.onToolsChanged(() => { void server.sendToolListChanged().catch(() => {}); });
+
   server.oninitialized = () => {
     const caps = server.getClientCapabilities();
+    if (caps?.sampling) {
+      session.sample = (params, opts) => server.createMessage(params as never, { signal: opts.signal, relatedRequestId: opts.relatedRequestId, timeout: rt.policy.data.approvals.timeout_ms });
+    }
     if (caps?.roots) {
       const fetchRoots = async () => (await server.listRoots(undefined, { timeout: 10_000 })).roots.map((r) => r.uri);
       roots.refresh(fetchRoots);
@@ -129,6 +135,7 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
       // Cancel what is still running and let each call finish its audit record (bounded wait).
       for (const c of inflight) c.ctrl.abort(new Error('session closed'));
       await settle(5000);
+      unsubscribe();
       await session.dispose();
       await server.close().catch(() => {});
     },

@@ -1,0 +1,118 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { VERSION } from '../version.js';
+import { expandEnvRefs, type UpstreamConfig } from './config.js';
+
+export interface Connected {
+  client: Client;
+  transport: Transport;
+  /** 'stdio' | 'streamable-http' | 'sse' */
+  kind: string;
+}
+
+/**
+ * The environment of a stdio upstream: the SDK's short safe list (PATH, HOME, LANG, TERM,
+ * USER, …) plus exactly what the policy names, with `${env:NAME}` expanded. Nothing else of
+ * toolgate's own environment (tokens!) reaches the upstream.
+ */
+export function upstreamEnv(name: string, cfg: UpstreamConfig, env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = { ...getDefaultEnvironment() };
+  for (const [k, v] of Object.entries(cfg.env)) out[k] = expandEnvRefs(v, env, `upstreams.${name}.env.${k}`);
+  return out;
+}
+
+export function upstreamHeaders(name: string, cfg: UpstreamConfig, env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(cfg.headers)) out[k] = expandEnvRefs(v, env, `upstreams.${name}.headers.${k}`);
+  return out;
+}
+
+/** What toolgate declares to an upstream: form elicitation (routed to the calling client), sampling only when allowed. */
+export function clientCapabilities(cfg: UpstreamConfig) {
+  return { elicitation: { form: {} }, ...(cfg.sampling ? { sampling: {} } : {}) };
+}
+
+/**
+ * Opens one connection: stdio (stderr into toolgate's log, never stdout), or Streamable HTTP
+ * falling back to SSE. `setup` installs the request handlers on the client before it connects.
+ */
+export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: { env: NodeJS.ProcessEnv; log: Logger; timeoutMs: number; setup: (c: Client) => void }): Promise<Connected> {
+  const make = () => {
+    const c = new Client({ name: 'toolgate', version: VERSION }, { capabilities: clientCapabilities(cfg) });
+    opts.setup(c);
+    return c;
+  };
+  const withTimeout = async <T>(p: Promise<T>, what: string): Promise<T> => {
+    let t: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([p, new Promise<never>((_, rej) => { t = setTimeout(() => rej(new Error(`${what} took longer than ${opts.timeoutMs} ms`)), opts.timeoutMs); })]);
+    } finally { clearTimeout(t); }
+  };
+  if (cfg.command) {
+    const [command, ...args] = cfg.command;
+    const transport = new StdioClientTransport({ command: command!, args, env: upstreamEnv(name, cfg, opts.env), cwd: cfg.cwd, stderr: 'pipe' });
+    pipeStderr(transport, name, opts.log);
+    const client = make();
+    try {
+      await withTimeout(client.connect(transport), 'starting and initializing');
+    } catch (e) {
+      await transport.close().catch(() => {});
+      throw e;
+    }
+    return { client, transport, kind: 'stdio' };
+  }
+  const url = new URL(cfg.url!);
+  const requestInit = { headers: upstreamHeaders(name, cfg, opts.env) };
+  const first = make();
+  const http = new StreamableHTTPClientTransport(url, { requestInit });
+  try {
+    await withTimeout(first.connect(http), 'connecting (Streamable HTTP)');
+    return { client: first, transport: http, kind: 'streamable-http' };
+  } catch (e) {
+    await http.close().catch(() => {});
+    opts.log.info({ upstream: name, err: (e as Error).message }, 'Streamable HTTP failed; trying SSE');
+  }
+  const client = make();
+  const sse = new SSEClientTransport(url, { requestInit });
+  try {
+    await withTimeout(client.connect(sse), 'connecting (SSE)');
+  } catch (e) {
+    await sse.close().catch(() => {});
+    throw e;
+  }
+  return { client, transport: sse, kind: 'sse' };
+}
+
+function pipeStderr(t: StdioClientTransport, name: string, log: Logger): void {
+  const stream = t.stderr;
+  if (!stream) return;
+  let buf = '';
+  stream.on('data', (chunk: Buffer) => {
+    buf += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trimEnd();
+      buf = buf.slice(nl + 1);
+      if (line) log.info({ upstream: name, stderr: line.slice(0, 4000) }, 'upstream stderr');
+    }
+    if (buf.length > 64 * 1024) { log.info({ upstream: name, stderr: buf.slice(0, 4000) }, 'upstream stderr'); buf = ''; }
+  });
+}
+
+/** Every tool of the upstream (following pagination), bounded. */
+export async function listAllTools(client: Client, timeoutMs: number): Promise<McpTool[]> {
+  const out: McpTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const res = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+    out.push(...res.tools);
+    cursor = res.nextCursor;
+    if (!cursor) break;
+  }
+  return out;
+}
