@@ -8,6 +8,7 @@ import { policyCheck, policyValidate } from './cli/policy-cmd.js';
 import { serve } from './cli/serve.js';
 import { UsageError } from './cli/setup.js';
 import { toolsCommand } from './cli/tools-cmd.js';
+import { upstreamCommand } from './cli/upstream-cmd.js';
 import { PolicyError } from './policy/load.js';
 import { VERSION } from './version.js';
 
@@ -28,7 +29,7 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'v' },
 } as const;
 
-const COMMANDS = new Set(['serve', 'call', 'tools', 'policy', 'audit', 'init', 'help']);
+const COMMANDS = new Set(['serve', 'call', 'tools', 'policy', 'audit', 'init', 'help', 'upstream']);
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -59,6 +60,8 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError('usage: toolgate policy check TOOL --args JSON | toolgate policy validate FILE');
     case 'init':
       return initCommand(values);
+    case 'upstream':
+      return upstreamCommand(rest[0], rest.slice(1), values);
     case 'audit':
       if (rest[0] === 'verify') return auditVerify(rest[1]);
       throw new UsageError('usage: toolgate audit verify FILE');

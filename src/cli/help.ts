@@ -8,6 +8,7 @@ Usage:
   toolgate policy check TOOL --args JSON          the decision for a call and the rule that made it
   toolgate policy validate FILE                    check a policy file (line and key of any fault)
   toolgate audit verify FILE                       check an audit log's hash chain
+  toolgate upstream list | trust NAME [TOOL]       mounted MCP servers, their tools and pins
   toolgate init [--client NAME] [--workspace DIR] write a starter toolgate.yaml, print a client's config
 
 Options (serve, call, tools, policy check):
@@ -68,6 +69,19 @@ fault when not.
 Writes a commented starter toolgate.yaml in DIR (default: the current folder; an existing file is
 never overwritten) and prints the client's MCP configuration on stdout, stdio and HTTP forms
 (every client's when --client is not given).
+`,
+  upstream: `toolgate upstream list [--policy FILE] [--json]
+toolgate upstream trust NAME [TOOL] [--policy FILE]
+
+The upstream MCP servers of the policy (upstreams:). This command connects to each upstream
+itself (it does not ask a running server; a server's restarts are in its log): list prints
+each upstream, ready or failed (with the error), and each mounted tool with its pin — trusted,
+changed (its name, description, schemas or annotations differ from what was approved), new (not
+seen when the upstream was pinned), corrupt (the pin file cannot be read: all refused), or
+unpinned (never started yet: pinned on first use). A changed or new tool is hidden and refused
+by the server until you check it and run trust, which pins what the upstream shows now (all its
+tools, or only TOOL, by its own name). Pins live in $XDG_STATE_HOME/toolgate/pins/NAME.json,
+outside every workspace; a running server picks a new trust up within seconds.
 `,
   audit: `toolgate audit verify FILE
 

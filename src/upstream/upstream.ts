@@ -3,6 +3,7 @@ import {
   CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, McpError,
   ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { statSync } from 'node:fs';
 import picomatch from 'picomatch';
 import type { Logger } from 'pino';
 import type { AnyTool } from '../core/define-tool.js';
@@ -11,7 +12,7 @@ import type { Session } from '../core/session.js';
 import type { ToolContext, ToolResult } from '../core/types.js';
 import type { UpstreamConfig } from './config.js';
 import { connectUpstream, listAllTools, type Connected } from './connect.js';
-import { isPinned, judgePins, pinHash, type PinVerdict } from './pins.js';
+import { isPinned, judgePins, pinFile, pinHash, type PinVerdict } from './pins.js';
 import { fromUpstreamResult } from './result.js';
 import { listedName, makeUpstreamTool, MCP_TOOL_NAME } from './upstream-tool.js';
 
@@ -55,6 +56,7 @@ export class Upstream {
   private conn?: Connected;
   private attempt = 0;
   private timer?: NodeJS.Timeout;
+  private pinTimer?: NodeJS.Timeout;
   private readonly inflight = new Set<InFlight>();
   private readyWaiters: Array<() => void> = [];
   private closing = false;
@@ -157,6 +159,24 @@ export class Upstream {
     }
     this.toolStatus = status;
     this.deps.publish(tools);
+    this.watchPins(status.some((t) => t.pin === 'changed' || t.pin === 'new' || t.pin === 'corrupt'));
+  }
+
+  /** While a tool waits for trust, the pin file is checked every 2 s: `toolgate upstream trust` shows up without a restart. */
+  private watchPins(pending: boolean): void {
+    clearInterval(this.pinTimer);
+    this.pinTimer = undefined;
+    if (!pending || this.closing) return;
+    const file = pinFile(this.name, this.deps.env);
+    const stamp = () => { try { return statSync(file).mtimeMs; } catch { return 0; } };
+    let last = stamp();
+    this.pinTimer = setInterval(() => {
+      const now = stamp();
+      if (now === last || !this.conn) return;
+      last = now;
+      void this.refreshTools().catch((e) => this.deps.log.warn({ upstream: this.name, err: (e as Error).message }, 'relisting after trust failed'));
+    }, 2000);
+    this.pinTimer.unref();
   }
 
   private toolFor(t: McpTool, verdict: PinVerdict, hash: string, reason?: string): AnyTool {
@@ -260,6 +280,7 @@ export class Upstream {
     this.closing = true;
     this.state = 'closed';
     clearTimeout(this.timer);
+    clearInterval(this.pinTimer);
     const c = this.conn;
     this.conn = undefined;
     if (c) await c.client.close().catch(() => {});
