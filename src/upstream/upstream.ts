@@ -57,6 +57,7 @@ export class Upstream {
   private attempt = 0;
   private timer?: NodeJS.Timeout;
   private pinTimer?: NodeJS.Timeout;
+  private published: AnyTool[] = [];
   private readonly inflight = new Set<InFlight>();
   private readyWaiters: Array<() => void> = [];
   private closing = false;
@@ -88,8 +89,11 @@ export class Upstream {
       if (this.closing) { await conn.client.close().catch(() => {}); return; }
       this.conn = conn;
       this.kind = conn.kind;
-      conn.transport.onclose = () => this.lost('the connection closed (the server exited?)');
-      conn.transport.onerror = (e) => this.deps.log.warn({ upstream: this.name, err: e.message }, 'upstream transport error');
+      // Chained after the SDK's own handlers: those fail the requests in flight when the connection goes.
+      const sdkClose = conn.transport.onclose;
+      const sdkError = conn.transport.onerror;
+      conn.transport.onclose = () => { sdkClose?.(); this.lost('the connection closed (the server exited?)'); };
+      conn.transport.onerror = (e) => { sdkError?.(e); this.deps.log.warn({ upstream: this.name, err: e.message }, 'upstream transport error'); };
       await this.refreshTools();
       this.state = 'ready';
       this.attempt = 0;
@@ -158,6 +162,7 @@ export class Upstream {
       }
     }
     this.toolStatus = status;
+    this.published = tools;
     this.deps.publish(tools);
     this.watchPins(status.some((t) => t.pin === 'changed' || t.pin === 'new' || t.pin === 'corrupt'));
   }
@@ -195,7 +200,10 @@ export class Upstream {
       tool.refusal = () => {
         if (!trusted && isPinned(this.name, t.name, hash, this.deps.env)) {
           trusted = true;
-          void this.refreshTools().catch(() => {});
+          const st = this.toolStatus.find((x) => x.name === t.name);
+          if (st) st.pin = 'trusted';
+          // Same tools, published again: what is listed is computed afresh, and clients are told.
+          this.deps.publish(this.published);
         }
         return first();
       };
