@@ -11,6 +11,8 @@ export { PolicyError };
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  // A bad name under upstreams:/tools: (a record key): say what a good one looks like.
+  if (issue.code === 'invalid_key' && issue.issues[0]) return `bad name: ${issue.issues[0].message}`;
   return issue.message;
 }
 
