@@ -92,9 +92,11 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
   });
 
   // Upstream tools come and go (an upstream connects, restarts, is trusted): tell the client.
-  const unsubscribe = rt.onToolsChanged(() => { void server.sendToolListChanged().catch(() => {}); });
+  let initialized = false;
+  const unsubscribe = rt.onToolsChanged(() => { if (initialized) void server.sendToolListChanged().catch(() => {}); });
 
   server.oninitialized = () => {
+    initialized = true;
     const caps = server.getClientCapabilities();
     if (caps?.sampling) {
       session.sample = (params, opts) => server.createMessage(params as never, { signal: opts.signal, relatedRequestId: opts.relatedRequestId, timeout: rt.policy.data.approvals.timeout_ms });

@@ -231,6 +231,8 @@ export class Upstream {
         throw e;
       }
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) { void this.healthCheck(); throw new ToolError('Timeout', `upstream ${this.name} did not answer ${tool} in time.`); }
+      // A remote upstream that went away shows no "close": check that it still answers.
+      void this.healthCheck();
       throw new ToolError('IOError', `upstream ${this.name} failed on ${tool}: ${(e as Error)?.message ?? String(e)}`, { details: { upstream: this.name, tool } });
     } finally {
       this.inflight.delete(entry);
@@ -291,6 +293,10 @@ export class Upstream {
     clearInterval(this.pinTimer);
     const c = this.conn;
     this.conn = undefined;
-    if (c) await c.client.close().catch(() => {});
+    if (!c) return;
+    // toolgate may exit right after this: the server process must not outlive it (no orphans).
+    const pid = (c.transport as { pid?: number | null }).pid;
+    if (pid) { try { process.kill(pid, 'SIGTERM'); } catch { /* already gone */ } }
+    await c.client.close().catch(() => {});
   }
 }

@@ -236,7 +236,10 @@ test('isError is an IOError with the upstream message; only named env passes; lo
   const st = await s.call('fx__steps', { n: 4 }, { onprogress: (p) => seen.push(p.progress) });
   assert.equal(st.ok, true);
   assert.deepEqual(seen, [1, 2, 3, 4]);
+  const pid = Number(/start (\d+)/.exec(readFileSync(d.log, 'utf8'))![1]);
   await s.close();
+  const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+  await until(() => !alive(), 8000).catch(() => assert.fail(`the upstream process ${pid} outlived toolgate`));
   const audit = readFileSync(path.join(d.ws, '.toolgate', 'audit.jsonl'), 'utf8');
   assert.ok(!audit.includes('named-value'), 'upstream data is not in the audit');
   d.cleanup();
