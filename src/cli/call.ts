@@ -6,7 +6,7 @@ import { setup, type CommonFlags } from './setup.js';
 
 export async function callCommand(tool: string, flags: CommonFlags & { args?: string; approve?: boolean }): Promise<number> {
   const args = parseJsonArgs(flags.args);
-  const { rt, ceiling } = await setup(flags);
+  const { rt, ceiling } = await setup(flags, { forTool: tool });
   const session = new Session();
   // The person at the shell is the approver: "ask" runs, "deny" still does not.
   session.preApproved = flags.approve === true;

@@ -13,7 +13,7 @@ import { loadCustomTools } from '../tools/custom/index.js';
 
 export async function policyCheck(toolName: string | undefined, flags: CommonFlags & { args?: string }): Promise<number> {
   if (!toolName) throw new UsageError('usage: toolgate policy check TOOL --args JSON');
-  const { rt, ceiling } = await setup(flags);
+  const { rt, ceiling } = await setup(flags, { forTool: toolName });
   const found = lookupTool(rt.tools, toolName);
   if (!found.tool) throw new UsageError(`no tool "${toolName}"${found.suggestions.length ? ` (did you mean ${found.suggestions.join(', ')}?)` : ''}`);
   const tool = found.tool;

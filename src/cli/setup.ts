@@ -36,7 +36,7 @@ export interface Setup {
 }
 
 /** Builds what serve, call, tools and policy check share: roots, policy, runtime. */
-export async function setup(flags: CommonFlags, opts: { upstreamWaitMs?: number } = {}): Promise<Setup> {
+export async function setup(flags: CommonFlags, opts: { upstreamWaitMs?: number; forTool?: string } = {}): Promise<Setup> {
   const log = createLogger();
   const ceiling = flags.workspace?.length ? await Workspace.realRoots(flags.workspace) : null;
   const stateDir = flags['state-dir'] ? path.resolve(flags['state-dir']) : undefined;
@@ -52,7 +52,7 @@ export async function setup(flags: CommonFlags, opts: { upstreamWaitMs?: number 
     replay: { command: ['node', CLI_PATH], flags: flagsForReplay },
   });
   // Upstream MCP servers connect in parallel; serve waits only a moment (their tools appear when ready).
-  await startUpstreams(rt, { waitMs: opts.upstreamWaitMs ?? 10_000 });
+  await startUpstreams(rt, { waitMs: opts.upstreamWaitMs ?? 10_000, forTool: opts.forTool });
   for (const w of lintPolicy(policy, [...rt.tools.keys(), ...Object.keys(policy.data.upstreams).map((u) => `${u}__…`)])) log.warn(w);
   return { rt, ceiling, log };
 }

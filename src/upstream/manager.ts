@@ -8,6 +8,8 @@ export interface StartOptions {
   waitMs: number;
   env?: NodeJS.ProcessEnv;
   connectTimeoutMs?: number;
+  /** Start only the upstream this tool belongs to (`toolgate call github__x` needs no other). */
+  forTool?: string;
   backoff?: { firstMs: number; maxMs: number };
 }
 
@@ -17,7 +19,8 @@ export interface StartOptions {
  * most `waitMs`: a slow or broken upstream never holds up the server or the other tools.
  */
 export async function startUpstreams(rt: Runtime, opts: StartOptions): Promise<Upstream[]> {
-  const cfgs = Object.entries(rt.policy.data.upstreams);
+  // One call from the CLI needs only its own upstream: the others are not even started.
+  const cfgs = Object.entries(rt.policy.data.upstreams).filter(([name]) => !opts.forTool || opts.forTool.startsWith(`${name}__`));
   if (cfgs.length === 0) return [];
   const ups = cfgs.map(([name, cfg]) => new Upstream(name, cfg, {
     log: rt.log, env: opts.env ?? process.env,
