@@ -7,8 +7,10 @@ const stringMap = z.record(z.string().min(1), z.string());
 
 /** One other MCP server mounted behind the gate (SPEC §12). Exactly one of `command` or `url`. */
 export const upstreamSchema = z.strictObject({
-  /** stdio: the argv of the server (no shell). */
-  command: z.array(z.string().min(1)).min(1).optional(),
+  /** stdio: the argv of the server (no shell); or a program name, with `args` (the mcpServers shape). */
+  command: z.union([z.array(z.string().min(1)).min(1), z.string().min(1).transform((c) => [c])]).optional(),
+  /** stdio: more argv words after `command`, as client configs (mcpServers) write them. */
+  args: z.array(z.string()).optional(),
   /** stdio: environment; values may hold `${env:NAME}`. Only these (and PATH, HOME, LANG…) pass. */
   env: stringMap.default({}),
   /** stdio: working directory. */
@@ -24,6 +26,7 @@ export const upstreamSchema = z.strictObject({
   /** Time limit of one call to this upstream (default: limits.timeout_ms). */
   timeout_ms: z.number().int().positive().max(24 * 3600_000).optional(),
 }).refine((u) => (u.command ? 1 : 0) + (u.url ? 1 : 0) === 1, { message: 'an upstream takes exactly one of command (stdio) or url (remote)' })
+  .refine((u) => !(u.args && !u.command), { message: 'args go with command (stdio)' })
   .refine((u) => !(u.url && (u.cwd || Object.keys(u.env).length)), { message: 'env and cwd are for stdio upstreams (command); a url upstream takes headers' })
   .refine((u) => !(u.command && Object.keys(u.headers).length), { message: 'headers are for url upstreams; a command upstream takes env' });
 
@@ -33,6 +36,11 @@ export const upstreamsSchema = z.record(
 ).default({});
 
 export type UpstreamConfig = z.output<typeof upstreamSchema>;
+
+/** The full argv of a stdio upstream. */
+export function upstreamArgv(cfg: UpstreamConfig): string[] {
+  return [...(cfg.command ?? []), ...(cfg.args ?? [])];
+}
 
 /**
  * Replaces `${env:NAME}` with the server's environment variable NAME. A missing variable is an

@@ -6,7 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { VERSION } from '../version.js';
-import { expandEnvRefs, type UpstreamConfig } from './config.js';
+import { expandEnvRefs, upstreamArgv, type UpstreamConfig } from './config.js';
 
 export interface Connected {
   client: Client;
@@ -54,7 +54,7 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
     } finally { clearTimeout(t); }
   };
   if (cfg.command) {
-    const [command, ...args] = cfg.command;
+    const [command, ...args] = upstreamArgv(cfg);
     const transport = new StdioClientTransport({ command: command!, args, env: upstreamEnv(name, cfg, opts.env), cwd: cfg.cwd, stderr: 'pipe' });
     pipeStderr(transport, name, opts.log);
     const client = make();

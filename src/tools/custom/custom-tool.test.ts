@@ -12,6 +12,7 @@ import { CLI, policyFromYaml, tempDir } from '../../testing/helpers.js';
 import { allTools } from '../index.js';
 import { loadCustomTools } from './index.js';
 import { listEntry } from '../../server/mcp-server.js';
+import { upstreamArgv } from '../../upstream/config.js';
 
 function harness(yaml: string) {
   const { dir, cleanup } = tempDir('tg-custom-');
@@ -148,5 +149,9 @@ test('upstream config errors: both or neither of command/url, env on a url upstr
   assert.throws(() => policyFromYaml('upstreams:\n  a:\n    command: ["x"]\n    sampling: "yes"\n'), /sampling/);
   const ok = policyFromYaml('upstreams:\n  docs:\n    url: "https://mcp.example.com/mcp"\n    headers: { Authorization: "Bearer ${env:DOCS_TOKEN}" }\n    tools: ["search_*"]\n');
   assert.deepEqual(ok.data.upstreams.docs!.tools, ['search_*']);
+  // The mcpServers shape is accepted too: command as a program, args beside it.
+  const mcp = policyFromYaml('upstreams:\n  fs:\n    command: npx\n    args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]\n');
+  assert.deepEqual(upstreamArgv(mcp.data.upstreams.fs!), ['npx', '-y', '@modelcontextprotocol/server-filesystem', '/tmp']);
+  assert.throws(() => policyFromYaml('upstreams:\n  a:\n    url: "http://127.0.0.1:1/mcp"\n    args: ["x"]\n'), /args go with command/);
   writeFileSync(path.join(tempDir().dir, 'x'), '');
 });
