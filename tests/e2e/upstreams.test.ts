@@ -57,7 +57,7 @@ function audit(ws: string): Array<Record<string, any>> {
   return readFileSync(path.join(ws, '.toolgate', 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 }
 
-async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 8000): Promise<T> {
+async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
