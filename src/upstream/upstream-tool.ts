@@ -77,8 +77,9 @@ export function makeUpstreamTool(upstream: string, t: McpTool, caller: UpstreamC
     annotations: annotationsOf(t.annotations),
     timeout_ms: opts.timeout_ms,
     refusal: opts.refusal,
+    // Tool-level plan: no state looked at before the gate (whether the upstream is up is
+    // checked when the call runs, after the gate and any approval).
     plan(): Plan {
-      caller.ensureReady();
       return { targets: [], summary: `call tool "${t.name}" of upstream MCP server "${upstream}"` };
     },
     execute(args: Record<string, unknown>, _plan: Plan, ctx: ToolContext) {

@@ -190,7 +190,7 @@ export class Upstream {
       if (trusted) return undefined;
       return new ToolError('ToolNotAllowed',
         `${listedName(this.name, t.name)} ${verdict === 'new' ? 'is new on upstream ' + this.name + ' and was not approved' : verdict === 'corrupt' ? `cannot be checked (${reason})` : 'changed since it was approved'}: run \`toolgate upstream trust ${this.name}\` after checking it, then call it again.`,
-        { details: { upstream: this.name, tool: t.name, pin: verdict } });
+        { details: { upstream: this.name, tool: t.name, pin: verdict, rule: `upstream pin: ${verdict === 'corrupt' ? 'pin file corrupt' : `${verdict} since approved`}` } });
     };
     const caller = { ensureReady: () => this.ensureReady(), call: (tool: string, args: Record<string, unknown>, ctx: ToolContext) => this.call(tool, args, ctx) };
     const tool = makeUpstreamTool(this.name, t, caller, { timeout_ms: this.cfg.timeout_ms, refusal });

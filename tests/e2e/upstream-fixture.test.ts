@@ -90,6 +90,9 @@ test('a description changed between two starts is hidden and refused until `tool
   assert.equal(trust.status, 0, trust.stderr);
   await a.close();
   await b.close();
+  const rec = readFileSync(path.join(d.ws, '.toolgate', 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.tool === 'fx__greet').pop();
+  assert.deepEqual([rec.decision, rec.error_code], ['deny', 'ToolNotAllowed']);
+  assert.match(rec.rule, /upstream pin: changed/);
   d.cleanup();
 });
 

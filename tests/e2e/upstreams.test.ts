@@ -118,7 +118,7 @@ rules:
   const recs = audit(d.ws);
   const byTool = (n: string) => recs.filter((x) => x.tool === n);
   assert.equal(byTool('everything__echo').length, 2);
-  assert.deepEqual(byTool('everything__echo').map((x) => [x.decision, x.ok, x.error_code]), [['allow', true, null], [null, false, 'InvalidArguments']]);
+  assert.deepEqual(byTool('everything__echo').map((x) => [x.decision, x.ok, x.error_code]), [['allow', true, null], ['deny', false, 'InvalidArguments']]);
   assert.equal(byTool('files__write_file')[0]!.decision, 'ask');
   assert.equal(byTool('files__list_directory')[0]!.risk, 'low');
   const v = spawnSync(process.execPath, [CLI, 'audit', 'verify', path.join(d.ws, '.toolgate', 'audit.jsonl')], { encoding: 'utf8' });
