@@ -3,7 +3,8 @@
 // Skipped tests (a tool missing here: bubblewrap, ripgrep, a browser, a Docker engine) are listed by
 // name at the end. Usage: node scripts/run-tests.mjs [substring …]  — only files whose path contains one of them.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,9 +26,15 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// Servers spawned by tests register in the runtime dir and read stored grants: never the real ones.
+const userDirs = mkdtempSync(join(tmpdir(), 'tg-test-user-'));
 const r = spawnSync(process.execPath, [
   '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000',
   '--test-reporter=spec', '--test-reporter-destination=stdout',
   `--test-reporter=${SKIP_REPORTER}`, '--test-reporter-destination=stdout', ...files,
-], { stdio: 'inherit', env: { ...process.env, TOOLGATE_LOG_LEVEL: process.env.TOOLGATE_LOG_LEVEL ?? 'warn' } });
+], { stdio: 'inherit', env: {
+  ...process.env, TOOLGATE_LOG_LEVEL: process.env.TOOLGATE_LOG_LEVEL ?? 'warn', TOOLGATE_NOTIFY: 'off',
+  XDG_RUNTIME_DIR: join(userDirs, 'run'), XDG_STATE_HOME: join(userDirs, 'state'),
+} });
+rmSync(userDirs, { recursive: true, force: true });
 process.exit(r.status ?? 1);

@@ -25,11 +25,12 @@ const OPTIONS = {
   client: { type: 'string' },
   approve: { type: 'boolean' },
   json: { type: 'boolean' },
+  console: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
 
-const COMMANDS = new Set(['serve', 'call', 'tools', 'policy', 'audit', 'init', 'help', 'upstream']);
+const COMMANDS = new Set(['serve', 'call', 'tools', 'policy', 'audit', 'init', 'help', 'upstream', 'approvals', 'grants', 'console']);
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -62,6 +63,12 @@ async function main(argv: string[]): Promise<number> {
       return initCommand(values);
     case 'upstream':
       return upstreamCommand(rest[0], rest.slice(1), values);
+    case 'approvals':
+      return (await import('./cli/approvals-cmd.js')).approvalsCommand(rest[0], rest.slice(1), values);
+    case 'grants':
+      return (await import('./cli/grants-cmd.js')).grantsCommand(rest[0], rest.slice(1), values);
+    case 'console':
+      return (await import('./cli/console-cmd.js')).consoleCommand(values);
     case 'audit':
       if (rest[0] === 'verify') return auditVerify(rest[1]);
       throw new UsageError('usage: toolgate audit verify FILE');

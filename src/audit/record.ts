@@ -16,7 +16,7 @@ export interface AuditRecord {
   decision: 'allow' | 'deny' | 'ask';
   /** The rule that decided, or the reason: "unknown tool", "invalid arguments", "paths.deny", "profile …", "circuit". */
   rule: string;
-  approval: { granted: boolean; scope: string; grant?: unknown } | null;
+  approval: { granted: boolean; scope: string; grant?: unknown; source?: string; id?: string } | null;
   ok: boolean;
   status: string;
   error_code: string | null;

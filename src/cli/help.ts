@@ -9,6 +9,9 @@ Usage:
   toolgate policy validate FILE                    check a policy file (line and key of any fault)
   toolgate audit verify FILE                       check an audit log's hash chain
   toolgate upstream list | trust NAME [TOOL]       mounted MCP servers, their tools and pins
+  toolgate approvals [list --json | answer ID D]   answer pending approvals (the inbox)
+  toolgate console                                 print the console's URL and open it
+  toolgate grants list | revoke ID                 stored "always allow" grants
   toolgate init [--client NAME] [--workspace DIR] write a starter toolgate.yaml, print a client's config
 
 Options (serve, call, tools, policy check):
@@ -20,6 +23,7 @@ Options (serve, call, tools, policy check):
   --mode MODE         interactive | ci (ci: nobody is asked; "ask" becomes ApprovalRequired)
   --state-dir DIR     where the audit log and spilled output go (default <workspace>/.toolgate)
   --transport T       stdio | http (default stdio)
+  --console off|PORT  the approval console on 127.0.0.1 (default: a free port; URL on stderr)
   --host H --port P   for --transport http (default 127.0.0.1:3333; needs TOOLGATE_TOKEN)
   -h, --help          help for a command (toolgate call --help, …)
   -v, --version       print the version
@@ -29,6 +33,9 @@ Environment:
   TOOLGATE_TOKEN      bearer token required by the HTTP transport
   TOOLGATE_RG         off: grep uses its built-in engine; /path/to/rg: that ripgrep binary
   TOOLGATE_SANDBOX    none: act as if bubblewrap were not installed (auto → no sandbox)
+  TOOLGATE_NOTIFY     off: no desktop notification when an approval starts waiting
+  XDG_STATE_HOME      stored grants live in $XDG_STATE_HOME/toolgate (default ~/.local/state)
+  XDG_RUNTIME_DIR     the inbox sockets live in $XDG_RUNTIME_DIR/toolgate (default /tmp/toolgate-UID)
 
 Examples:
   toolgate --workspace ~/code/app
@@ -39,10 +46,38 @@ Examples:
 export const COMMAND_HELP: Record<string, string> = {
   serve: `toolgate serve --workspace DIR [--policy FILE] [--profile NAME] [--mode interactive|ci]
                [--state-dir DIR] [--transport stdio|http] [--host 127.0.0.1] [--port 3333]
+               [--console off|PORT]
 
 Serves MCP. With stdio (the default) stdout carries only protocol messages and logs go to
 stderr. Every tools/call passes validation, the policy gate, approval, the sandbox, and is
-written to the audit log (<state-dir>/audit.jsonl).
+written to the audit log (<state-dir>/audit.jsonl). A call that needs approval waits in the
+approval inbox (and the client's form, when it has one) until someone answers: the console,
+whose one-time URL is printed on stderr, or \`toolgate approvals\`.
+`,
+  approvals: `toolgate approvals [--workspace DIR | --state-dir DIR]
+toolgate approvals list [--json]
+toolgate approvals answer ID allow_once|allow_session|allow_always|deny
+
+The pending approval requests of the running toolgate servers (of one workspace with
+--workspace / --state-dir; of all yours without). On a terminal, without a sub-command: the
+requests one at a time (tool, risk, exact arguments, the diff, the grant), one key per answer:
+o once, s session, a always, d deny, n next, q quit. list --json prints an array of
+{id, server_pid, session_id, tool, risk, args, rule, grant, diff, created_at}. answer exits 0
+when the answer was taken, 1 when the id is unknown or already answered. An answer to a request
+whose call stopped waiting applies once to a retry of the same call.
+`,
+  console: `toolgate console [--workspace DIR | --state-dir DIR]
+
+Prints a fresh one-time URL of the console of each running server and opens the first in the
+browser (xdg-open / open) when there is a display. The URL's secret works once; it is
+exchanged for a cookie. Servers started with --console off have none.
+`,
+  grants: `toolgate grants list [--workspace DIR] [--json]
+toolgate grants revoke ID [--workspace DIR]
+
+"Always allow" answers are stored as rules in $XDG_STATE_HOME/toolgate/grants/ (one file per
+workspace root, never inside a workspace) and apply to every later call, also after a restart.
+list shows them (all workspaces without --workspace); revoke removes one (exit 1 if no such id).
 `,
   call: `toolgate call TOOL --args JSON [--approve] --workspace DIR [--policy FILE] [...]
 

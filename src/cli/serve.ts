@@ -1,18 +1,31 @@
 import { createMcpSession } from '../server/mcp-server.js';
 import { LineStdioTransport } from '../server/stdio-transport.js';
 import { setup, UsageError, type CommonFlags } from './setup.js';
+import { startApprovalHost } from '../approvals/host.js';
 
 export interface ServeFlags extends CommonFlags {
   transport?: string;
   host?: string;
   port?: string;
+  console?: string;
+}
+
+/** --console off | PORT (default: a free port). */
+export function consoleOption(v: string | undefined): 'off' | number {
+  if (v === undefined) return 0;
+  if (v === 'off') return 'off';
+  if (!/^\d{1,5}$/.test(v) || Number(v) > 65535) throw new UsageError(`--console must be off or a port number, not "${v}"`);
+  return Number(v);
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
   const transport = flags.transport ?? 'stdio';
   if (transport !== 'stdio' && transport !== 'http') throw new UsageError(`--transport must be stdio or http, not "${transport}"`);
+  const consolePort = consoleOption(flags.console);
   const { rt, ceiling, log } = await setup(flags, { upstreamWaitMs: 2500 });
   if (!ceiling) log.warn('no --workspace given: the client\'s MCP roots will be the workspace; without them every call fails');
+  const host = await startApprovalHost(rt, { ceiling, stateDir: rt.stateDir(ceiling?.[0]), console: consolePort, log });
+  process.on('exit', () => host.close());
   if (transport === 'http') {
     const { serveHttp } = await import('../server/http.js');
     await serveHttp(rt, ceiling, { host: flags.host ?? '127.0.0.1', port: Number(flags.port ?? 3333) });

@@ -10,6 +10,7 @@ import { CLI_PATH } from '../paths.js';
 import { lintPolicy } from '../policy/lint.js';
 import { loadCustomTools } from '../tools/custom/index.js';
 import { startUpstreams } from '../upstream/manager.js';
+import { GrantStore } from '../approvals/grant-store.js';
 
 export interface CommonFlags {
   workspace?: string[];
@@ -50,6 +51,8 @@ export async function setup(flags: CommonFlags, opts: { upstreamWaitMs?: number;
   const rt = new Runtime({
     tools: [...builtIn, ...loadCustomTools(policy, builtIn.map((t) => t.name))], policy, log, stateDir,
     replay: { command: ['node', CLI_PATH], flags: flagsForReplay },
+    // Stored allow_always grants apply to every call of this user, from the server or `toolgate call`.
+    approvals: { grants: new GrantStore(process.env, (m) => log.warn(m)) },
   });
   // Upstream MCP servers connect in parallel; serve waits only a moment (their tools appear when ready).
   await startUpstreams(rt, { waitMs: opts.upstreamWaitMs ?? 10_000, forTool: opts.forTool });

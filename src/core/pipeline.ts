@@ -19,6 +19,7 @@ import { circuitFor } from './circuit.js';
 import { PolicyPathGate } from '../policy/gate.js';
 import { commandFacts, decisionOfError, isPolicyRefusal, partsAsGiven, rememberSpills, spillGuard, spillRefsOf } from './gate-audit.js';
 import type { Plan, PlanTarget } from './types.js';
+import { previewDiff } from '../approvals/preview.js';
 
 export interface CallMeta {
   signal: AbortSignal;
@@ -102,11 +103,14 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     const signal = meta.signal;
     const planCtx = { workspace: ws, policy: rt.policy, session, signal, limits: rt.policy.data.limits };
     const progress = (message: string, p?: number, total?: number) => meta.progress?.(message, p, total);
-    const approve = (plan: Plan, v: Verdict) => seekApproval({
+    const approve = (plan: Plan, v: Verdict, preview = true) => seekApproval({
       tool: tool!, args: parsed, plan, verdict: v, session, policy: rt.policy, signal,
       timeoutMs: rt.policy.data.approvals.timeout_ms,
       replayCommand: [...rt.opts.replay.command, 'call', tool!.name, '--args', shellQuote(JSON.stringify(plan.replay_args ?? parsed)), '--approve', ...replayFlags(rt.opts.replay.flags, ws!.roots).map(shellQuote)].join(' '),
       progress, requestId: meta.requestId,
+      // The inbox shows the change a write would make (its dry run) and keeps allow_always grants.
+      services: rt.approvals, root: ws!.roots[0],
+      preview: preview ? () => previewDiff({ tool: tool!, args: parsed, plan, workspace: ws!, policy: rt.policy, session, signal, log: rt.log }) : undefined,
     });
     let plan: Plan;
     try {
@@ -121,7 +125,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
         }));
         const held: Plan = { targets, summary: `${tool.name} ${gate.asked.map((a) => a.input).join(', ')}` };
         verdict = evaluate(tool, targets, rt.policy);
-        if (verdict.decision === 'ask') approval = await approve(held, verdict);
+        if (verdict.decision === 'ask') approval = await approve(held, verdict, false);
       }
       throw e;
     }
@@ -168,20 +172,31 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
   const judged = verdict ?? decisionOfError(error, stage);
   const command = commandFacts(result, error);
   const ran = command && tool?.name === 'run_command' && typeof (args as { command?: unknown }).command === 'string' ? [(args as { command: string }).command] : [];
-  rt.audit(auditRoot).append({
+  const record = {
     ts_start, ts_end: new Date(ended).toISOString(), trace_id: traceId, tool_call_id: callId, session_id: session.id,
     tool: tool?.name ?? name, version: tool?.version ?? null, risk: tool?.risk ?? null,
     args: redact(args), decision: judged.decision, rule: redact(judged.rule) as string,
-    approval: approval ? { granted: approval.granted, scope: approval.scope, grant: redact(approval.grant) } :
-      error && (error.code === 'ApprovalDenied' || error.code === 'ApprovalRequired') ? { granted: false, scope: error.code } : null,
+    approval: approval ? { granted: approval.granted, scope: approval.scope, grant: redact(approval.grant), source: approval.source, id: approval.id } :
+      error && (error.code === 'ApprovalDenied' || error.code === 'ApprovalRequired') ? { granted: false, scope: error.code, ...approvalRefusal(error) } : null,
     ok: envelope.ok, status: envelope.status, error_code: envelope.error?.code ?? null, duration_ms: ended - started,
     files_changed: envelope.artifacts.files_changed,
     commands_run: redact(envelope.artifacts.commands_run.length ? envelope.artifacts.commands_run : ran) as string[],
     hashes: result?.hashes ?? {},
     ...(command ? { command: redact(command) as Record<string, unknown> } : {}),
     ...(error ? { error_message: redact(error.message.length > 1000 ? `${error.message.slice(0, 1000)}…` : error.message) as string } : {}),
-  });
+  };
+  rt.audit(auditRoot).append(record);
+  rt.emitCall(record);
   return { envelope, content: envelope.ok ? (result?.content ?? []) : [] };
+}
+
+/** Which inbox request a refusal was about and who answered it (audited). */
+function approvalRefusal(e: ToolError): { source?: string; id?: string } {
+  const d = e.details as { approval_id?: unknown; answered_by?: unknown } | undefined;
+  return {
+    ...(typeof d?.answered_by === 'string' ? { source: d.answered_by } : {}),
+    ...(typeof d?.approval_id === 'string' ? { id: d.approval_id } : {}),
+  };
 }
 
 /**

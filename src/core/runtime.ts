@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { AuditWriter } from '../audit/writer.js';
 import { deniedOutright } from '../policy/evaluate.js';
 import type { CompiledPolicy } from '../policy/types.js';
+import type { AuditRecord } from '../audit/record.js';
+import type { ApprovalServices } from '../approvals/services.js';
 import type { AnyTool } from './define-tool.js';
 import type { ToolError } from './errors.js';
 import { newId } from './ids.js';
@@ -16,7 +18,12 @@ export interface RuntimeOptions {
   stateDir?: string;
   /** How to run one call of this server from a shell, for replay lines: the command, and the flags that select the same workspace and policy. */
   replay: { command: string[]; flags: string[] };
+  /** Inbox, stored grants, console (serve); stored grants only (call); none (tests). */
+  approvals?: ApprovalServices;
 }
+
+/** One finished call, as audited (the console's live table listens to these). */
+export type CallListener = (rec: Omit<AuditRecord, 'prev_hash'>) => void;
 
 /** Long-lived, shared by every session of one server process. */
 export class Runtime {
@@ -28,6 +35,7 @@ export class Runtime {
   private current: ReadonlyMap<string, AnyTool>;
   private readonly toolListeners = new Set<() => void>();
   private readonly closers: Array<() => unknown> = [];
+  private readonly callListeners = new Set<CallListener>();
 
   constructor(readonly opts: RuntimeOptions) {
     const m = new Map<string, AnyTool>();
@@ -42,6 +50,19 @@ export class Runtime {
   get policy(): CompiledPolicy { return this.opts.policy; }
   get log(): Logger { return this.opts.log; }
   get tools(): ReadonlyMap<string, AnyTool> { return this.current; }
+  get approvals(): ApprovalServices | undefined { return this.opts.approvals; }
+
+  onCall(fn: CallListener): () => void {
+    this.callListeners.add(fn);
+    return () => this.callListeners.delete(fn);
+  }
+
+  /** Called by the pipeline after a call's audit record is written. */
+  emitCall(rec: Omit<AuditRecord, 'prev_hash'>): void {
+    for (const fn of this.callListeners) {
+      try { fn(rec); } catch { /* a listener's failure never fails a call */ }
+    }
+  }
 
   private listedCache?: AnyTool[];
 
@@ -121,6 +142,11 @@ export class Runtime {
       this.writers.set(file, w);
     }
     return w;
+  }
+
+  /** The audit files this process has written to. */
+  auditFiles(): string[] {
+    return [...this.writers.keys()];
   }
 
   close(): void {

@@ -53,6 +53,11 @@ export class Session {
   elicit?: (req: ElicitRequest, opts: { signal: AbortSignal; timeoutMs: number; onTick?: () => void; relatedRequestId?: string | number }) => Promise<ElicitResponse>;
   /** Set by the transport when the client declared sampling: forwards sampling/createMessage (an upstream's, when the policy allows it). */
   sample?: (params: Record<string, unknown>, opts: { signal: AbortSignal; relatedRequestId?: string | number }) => Promise<unknown>;
+  /**
+   * Set by the transport when the client has URL-mode elicitation but not the form: asks the
+   * client to open a URL (the console page of one request, never carrying a secret).
+   */
+  elicitUrl?: (req: { message: string; url: string; elicitationId: string }, opts: { signal: AbortSignal; timeoutMs: number; relatedRequestId?: string | number }) => Promise<ElicitResponse>;
   /** True when a human approved this call out of band (toolgate call --approve). */
   preApproved = false;
 

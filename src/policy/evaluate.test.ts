@@ -295,6 +295,34 @@ describe('evaluate', () => {
   });
 });
 
+describe('defaults: the decision for what no rule covers, by risk', () => {
+  const rows: Array<[string, string, ToolFacts, string]> = [
+    ['built-in: low allows', 'version: 1', readFile, 'allow'],
+    ['built-in: medium asks', 'version: 1', writeFile, 'ask'],
+    ['built-in: high asks', 'version: 1', deleteFile, 'ask'],
+    ['defaults: ask asks for low risk too', 'defaults: ask', readFile, 'ask'],
+    ['defaults: deny denies what no rule allows', 'defaults: deny', writeFile, 'deny'],
+    ['per risk: medium allow', 'defaults: {medium: allow}', writeFile, 'allow'],
+    ['per risk: the others keep their built-in value', 'defaults: {medium: allow}', deleteFile, 'ask'],
+    ['per risk: low ask', 'defaults: {low: ask}', readFile, 'ask'],
+    ['a rule still beats the default', 'defaults: ask\nrules:\n  - {tool: read_file, path: "src/**", decision: allow}', readFile, 'allow'],
+  ];
+  for (const [name, yaml, tool, want] of rows) {
+    test(name, () => {
+      const v = evaluate(tool, [p(name.includes('rule still') ? 'src/x' : 'a', tool === readFile ? 'read' : tool === deleteFile ? 'delete' : 'write')], policyFromYaml(yaml));
+      assert.equal(v.decision, want, v.rule);
+    });
+  }
+  test('defaults: allow does not open the network (a domain needs a rule)', () => {
+    const v = evaluate(fetchUrl, [{ kind: 'domain', host: 'example.com', url: 'https://example.com/' }], policyFromYaml('defaults: allow'));
+    assert.equal(v.decision, 'deny');
+  });
+  test('a bad defaults value is rejected at load', () => {
+    assert.throws(() => policyFromYaml('defaults: maybe'));
+    assert.throws(() => policyFromYaml('defaults: {critical: ask}'));
+  });
+});
+
 describe('deniedOutright (what tools/list hides)', () => {
   const rows: Array<[string, string, ToolFacts, boolean]> = [
     ['profile readonly hides write tools', 'profile: readonly', writeFile, true],

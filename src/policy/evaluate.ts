@@ -1,5 +1,6 @@
 import type { PlanTarget, Risk } from '../core/types.js';
 import { matchesAnyCommand } from './match-command.js';
+import type { PolicyData } from './schema.js';
 import type { CompiledPolicy, CompiledRule, Decision, TargetVerdict, ToolFacts, Verdict } from './types.js';
 
 const STRENGTH: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
@@ -8,8 +9,10 @@ export function stricter(a: Decision, b: Decision): Decision {
   return STRENGTH[a] >= STRENGTH[b] ? a : b;
 }
 
-/** low: allow, medium: ask, high: ask (SPEC §7). */
-export function riskDefault(risk: Risk): Decision {
+/** Built-in: low: allow, medium: ask, high: ask (SPEC §7); the policy's `defaults:` may change them. */
+export function riskDefault(risk: Risk, defaults?: PolicyData['defaults']): Decision {
+  if (typeof defaults === 'string') return defaults;
+  if (defaults) return defaults[risk];
   return risk === 'low' ? 'allow' : 'ask';
 }
 
@@ -45,7 +48,7 @@ function ruleCovers(rule: CompiledRule, tool: string, t: PlanTarget | null): boo
   return !!rule.domain && !rule.path && !rule.command && rule.domain(t.host);
 }
 
-function judgeTarget(tool: ToolFacts, t: PlanTarget | null, rules: CompiledRule[]): TargetVerdict {
+function judgeTarget(tool: ToolFacts, t: PlanTarget | null, rules: CompiledRule[], defaults?: PolicyData['defaults']): TargetVerdict {
   const target = t ? describeTarget(t) : tool.name;
   const kind = t ? t.kind : 'tool';
   if (t?.kind === 'command' && t.deny_reason) {
@@ -60,7 +63,7 @@ function judgeTarget(tool: ToolFacts, t: PlanTarget | null, rules: CompiledRule[
   if (best) return { target, kind, decision: best.decision, rule: ruleName(best), source: best.source === 'grant' ? 'grant' : 'policy' };
   // The network is off unless a rule names the domain.
   if (t?.kind === 'domain') return { target, kind, decision: 'deny', rule: 'network is off by default: no rule allows this domain', source: 'default' };
-  return { target, kind, decision: riskDefault(tool.risk), rule: `default for ${tool.risk} risk`, source: 'default' };
+  return { target, kind, decision: riskDefault(tool.risk, defaults), rule: `default for ${tool.risk} risk`, source: 'default' };
 }
 
 export function ruleName(r: CompiledRule): string {
@@ -83,8 +86,8 @@ export function evaluate(tool: ToolFacts, targets: PlanTarget[], policy: Compile
   }
   const rules = extraRules.length ? [...policy.rules, ...extraRules] : policy.rules;
   const parts = targets.length === 0
-    ? [judgeTarget(tool, null, rules)]
-    : targets.map((t) => judgeTarget(tool, t, rules));
+    ? [judgeTarget(tool, null, rules, policy.data.defaults)]
+    : targets.map((t) => judgeTarget(tool, t, rules, policy.data.defaults));
   let worst = parts[0]!;
   for (const p of parts) if (STRENGTH[p.decision] > STRENGTH[worst.decision]) worst = p;
   return { decision: worst.decision, rule: worst.rule, source: worst.source, parts };

@@ -57,9 +57,17 @@ export const policySchema = z.strictObject({
     max_bytes: z.number().int().positive().default(5 * 1024 * 1024),
     timeout_ms: z.number().int().positive().default(30_000),
   }).default({ allow_private: false, max_bytes: 5 * 1024 * 1024, timeout_ms: 30_000 }),
+  /** The decision for a call no rule covers, by the tool's risk (SPEC §7); one value sets all three. */
+  defaults: z.union([decision, z.strictObject({
+    low: decision.default('allow'),
+    medium: decision.default('ask'),
+    high: decision.default('ask'),
+  })]).default({ low: 'allow', medium: 'ask', high: 'ask' }),
   approvals: z.strictObject({
     timeout_ms: z.number().int().positive().default(300_000),
-  }).default({ timeout_ms: 300_000 }),
+    /** An answer given after the call stopped waiting applies once to a retry within this window. */
+    retry_window_ms: z.number().int().positive().max(24 * 3600_000).default(600_000),
+  }).default({ timeout_ms: 300_000, retry_window_ms: 600_000 }),
   audit: z.strictObject({
     path: z.string().min(1).optional(),
     fsync: z.boolean().default(false),

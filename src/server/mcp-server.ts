@@ -122,6 +122,16 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
           if (tick) clearInterval(tick);
         }
       };
+    } else if (el?.url) {
+      // URL mode only (spec 2025-11-25): the client opens the console's page for the request;
+      // the answer itself comes through the inbox, from a browser holding the console cookie.
+      session.elicitUrl = async (req, opts) => {
+        const res = await server.elicitInput(
+          { mode: 'url', message: req.message, url: req.url, elicitationId: req.elicitationId },
+          { signal: opts.signal, timeout: opts.timeoutMs, relatedRequestId: opts.relatedRequestId },
+        );
+        return { action: res.action, content: res.content as Record<string, unknown> | undefined };
+      };
     }
   };
 

@@ -34,7 +34,7 @@ function audit(dir: string): Array<Record<string, any>> {
 const once: Answer = () => ({ action: 'accept', content: { decision: 'allow_once' } });
 const session: Answer = () => ({ action: 'accept', content: { decision: 'allow_session' } });
 
-test('the form asks for decision: allow_once | allow_session | deny, required, and shows the exact args and the grant', async () => {
+test('the form asks for decision: allow_once | allow_session | allow_always | deny, required, and shows the exact args and the grant', async () => {
   const { dir, cleanup } = tempDir('tg-appr-');
   const s = await server(dir, once);
   const content = 'x'.repeat(5000) + ' end';
@@ -43,7 +43,7 @@ test('the form asks for decision: allow_once | allow_session | deny, required, a
   assert.equal(s.asked.length, 1);
   const p = s.asked[0]! as { message: string; requestedSchema: any; mode?: string };
   assert.deepEqual(p.requestedSchema.required, ['decision']);
-  assert.deepEqual(p.requestedSchema.properties.decision.enum, ['allow_once', 'allow_session', 'deny']);
+  assert.deepEqual(p.requestedSchema.properties.decision.enum, ['allow_once', 'allow_session', 'allow_always', 'deny']);
   assert.match(p.message, /write_file/);
   assert.match(p.message, /medium risk/);
   assert.ok(p.message.includes(JSON.stringify({ path: 'a.txt', content, append: false, create_dirs: false, dry_run: false })), 'the exact args, not cut');
@@ -63,6 +63,7 @@ test('allow_once runs the call once and asks again the next time', async () => {
   await s.close();
   const recs = audit(dir).filter((r) => r.tool === 'write_file');
   assert.deepEqual(recs.map((r) => [r.decision, r.approval?.granted, r.approval?.scope]), [['ask', true, 'once'], ['ask', true, 'once']]);
+  assert.deepEqual(recs.map((r) => r.approval?.source), ['elicitation', 'elicitation'], 'audited as answered through the form');
   cleanup();
 });
 
@@ -125,13 +126,17 @@ test('an accept without a decision (empty form), cancel, or an unknown value is 
   cleanup();
 });
 
-test('a client without elicitation gets ApprovalRequired with a replay that works when run from a shell', async () => {
+test('a client without elicitation waits in the inbox; when nobody answers it gets ApprovalRequired with a replay that works from a shell', async () => {
   const { dir, cleanup } = tempDir('tg-appr-');
   writeFileSync(`${dir}/old.txt`, 'before\n');
-  const s = await server(dir, null);
+  const pol = tempDir('tg-appr-pol-');
+  writeFileSync(`${pol.dir}/p.yaml`, 'approvals: { timeout_ms: 400 }\n');
+  const s = await server(dir, null, ['--policy', `${pol.dir}/p.yaml`]);
   // A new file.
   let env = await s.call('write_file', { path: "it's new.txt", content: 'made by replay\n' });
   assert.equal(env.error?.code, 'ApprovalRequired');
+  assert.match(env.error!.message, /nobody answered within/);
+  assert.match(env.error!.message, new RegExp(`approve request ${env.error!.details!.approval_id} in the toolgate console`));
   const replay = env.error!.details!.replay as { rule: string; command: string };
   assert.match(replay.rule, /tool: write_file/);
   assert.match(replay.rule, /decision: allow/);
@@ -158,6 +163,7 @@ test('a client without elicitation gets ApprovalRequired with a replay that work
   assert.ok(recs.some((r) => r.tool === 'write_file' && r.approval?.scope === 'ApprovalRequired'));
   assert.ok(recs.some((r) => r.tool === 'write_file' && r.approval?.scope === 'cli' && r.ok));
   cleanup();
+  pol.cleanup();
 });
 
 test('ci mode never asks: ApprovalRequired even when the client could answer', async () => {

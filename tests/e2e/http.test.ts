@@ -52,7 +52,7 @@ let srv: SpawnedHttp;
 before(async () => {
   writeFileSync(path.join(ws.dir, 'hello.txt'), 'first line\nsecond line\n');
   const policy = path.join(ws.dir, 'toolgate.yaml');
-  writeFileSync(policy, 'rules:\n  - { tool: write_file, path: "big-*", decision: allow }\n  - { tool: edit_file, path: "big-*", decision: allow }\n');
+  writeFileSync(policy, 'approvals: { timeout_ms: 1500 }\nrules:\n  - { tool: write_file, path: "big-*", decision: allow }\n  - { tool: edit_file, path: "big-*", decision: allow }\n');
   srv = await spawnHttpServer(['--workspace', ws.dir, '--policy', policy], { env: { TOOLGATE_HTTP_MAX_BODY: String(1024 * 1024) } });
 });
 

@@ -1,0 +1,77 @@
+import { chmodSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { Inbox } from './inbox.js';
+import { ensurePrivateDir } from './private-fs.js';
+
+export interface SocketHandlers {
+  inbox: Inbox;
+  /** A fresh one-time console login URL (for `toolgate console`), or null when the console is off. */
+  consoleLogin(): string | null;
+}
+
+const MAX_REQUEST = 64 * 1024;
+
+/** Answers one JSON request per line: list, answer, console. */
+export function handleSocketRequest(h: SocketHandlers, raw: string): unknown {
+  let req: { op?: unknown; id?: unknown; decision?: unknown };
+  try {
+    req = JSON.parse(raw) as typeof req;
+  } catch {
+    return { ok: false, reason: 'invalid', message: 'not JSON' };
+  }
+  if (req?.op === 'list') return { ok: true, pid: process.pid, pending: h.inbox.pending() };
+  if (req?.op === 'answer') return h.inbox.answer(String(req.id), req.decision, 'cli');
+  if (req?.op === 'console') {
+    const url = h.consoleLogin();
+    return url ? { ok: true, url } : { ok: false, reason: 'off', message: 'this server runs with --console off' };
+  }
+  return { ok: false, reason: 'invalid', message: 'unknown op' };
+}
+
+/**
+ * The channel `toolgate approvals` talks to: a Unix socket (0600) in the private runtime
+ * directory (0700), which no tool can reach (denied path, masked in the sandbox).
+ */
+export async function listenSocket(file: string, h: SocketHandlers): Promise<net.Server> {
+  ensurePrivateDir(path.dirname(file));
+  rmSync(file, { force: true });
+  const server = net.createServer((conn) => {
+    let buf = '';
+    conn.setEncoding('utf8');
+    conn.setTimeout(10_000, () => conn.destroy());
+    conn.on('data', (chunk: string) => {
+      buf += chunk;
+      if (buf.length > MAX_REQUEST) { conn.destroy(); return; }
+      const nl = buf.indexOf('\n');
+      if (nl < 0) return;
+      const reply = handleSocketRequest(h, buf.slice(0, nl));
+      conn.end(JSON.stringify(reply) + '\n');
+    });
+    conn.on('error', () => {});
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(file, () => { server.off('error', reject); resolve(); });
+  });
+  chmodSync(file, 0o600);
+  server.unref();
+  return server;
+}
+
+/** Sends one request to a server's socket and returns its JSON reply. */
+export function askSocket(file: string, req: unknown, timeoutMs = 5_000): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const conn = net.createConnection(file);
+    let buf = '';
+    const timer = setTimeout(() => { conn.destroy(); reject(new Error('no reply from the server')); }, timeoutMs);
+    conn.setEncoding('utf8');
+    conn.on('connect', () => conn.write(JSON.stringify(req) + '\n'));
+    conn.on('data', (c: string) => { buf += c; });
+    conn.on('end', () => {
+      clearTimeout(timer);
+      try { resolve(JSON.parse(buf) as Record<string, unknown>); } catch { reject(new Error('bad reply from the server')); }
+    });
+    conn.on('error', (e) => { clearTimeout(timer); reject(e); });
+  });
+}
