@@ -63,7 +63,7 @@ test('allow_once from `toolgate approvals answer` while the call waits: the call
     assert.deepEqual(Object.keys(req).filter((k) => ['id', 'server_pid', 'session_id', 'tool', 'risk', 'args', 'rule', 'grant', 'diff', 'created_at'].includes(k)).length, 10);
     assert.equal(req.tool, 'write_file');
     assert.equal(req.risk, 'medium');
-    assert.deepEqual(req.args, { path: 'a.txt', content: 'approved\n', create_dirs: false, dry_run: false });
+    assert.deepEqual(req.args, { path: 'a.txt', content: 'approved\n', append: false, create_dirs: false, dry_run: false });
     assert.match(req.diff, /\+approved/);
     assert.match(req.rule, /default for medium risk/);
     assert.match(req.grant.join(), /write_file \(write\) on ".*a\.txt"/);
