@@ -69,7 +69,9 @@ async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, ms =
 
 test('server-everything and server-filesystem: listed with prefixed names, risk from annotations, called through the gate, audited', async () => {
   const d = setupDirs();
+  // A short approval wait: a client without elicitation waits in the inbox, and nobody answers here.
   const s = await start(d, `${upstreams(d.ws)}
+approvals: { timeout_ms: 1000 }
 rules:
   - { tool: "everything__*", decision: allow }
 `);
@@ -107,7 +109,7 @@ rules:
   const wrongType = await s.call('everything__get-sum', { a: 'one', b: 2 });
   assert.equal(wrongType.env.error?.code, 'InvalidArguments');
 
-  // files__* has no rule: a low-risk tool runs by default, a destructive one asks (no elicitation → refused).
+  // files__* has no rule: a low-risk tool runs by default, a destructive one asks (nobody answers → refused).
   const ls = await s.call('files__list_directory', { path: d.ws });
   assert.equal(ls.env.ok, true, JSON.stringify(ls.env.error));
   assert.match(ls.env.data.content, /hello\.txt/);
