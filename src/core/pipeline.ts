@@ -97,7 +97,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     stage = 'plan';
     // The call's view of the workspace: the tool's deny/ask path rules and the session's spills
     // are judged inside resolve() and every walk, before anything looks at a path's state.
-    const gate = PolicyPathGate.for(tool.name, rt.policy);
+    const gate = PolicyPathGate.for(tool.name, rt.policy, base.rules.bases);
     const stateDir = rt.stateDir(base.roots[0]);
     ws = base.forCall(gate, spillGuard(stateDir, session));
     const signal = meta.signal;
@@ -121,7 +121,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
       if (gate?.asked.length && isToolError(e) && !isPolicyRefusal(e)) {
         const targets: PlanTarget[] = gate.asked.map((a) => ({
           kind: 'path', access: a.access,
-          path: { input: a.input, abs: a.abs, display: a.input, rootIndex: ws!.locate(a.abs)?.rootIndex ?? 0, relToRoot: a.relToRoot ?? '', exists: false, kind: 'missing' },
+          path: { input: a.input, abs: a.abs, display: a.input, rootIndex: ws!.locate(a.abs)?.rootIndex ?? 0, relToRoot: a.relToRoot ?? '', exists: false, kind: 'missing', bases: ws!.rules.bases },
         }));
         const held: Plan = { targets, summary: `${tool.name} ${gate.asked.map((a) => a.input).join(', ')}` };
         verdict = evaluate(tool, targets, rt.policy);

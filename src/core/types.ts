@@ -25,6 +25,8 @@ export interface ResolvedPath {
   kind: 'file' | 'dir' | 'other' | 'missing';
   /** The requested path read lexically, when it differs from `abs` (a link): deny and ask rules match it too. */
   lexical?: { relToRoot: string; abs: string };
+  /** The roots rules are relative to, when they nest (PathRules.bases): deny and ask rules match under each. */
+  bases?: readonly string[];
 }
 
 export type PathAccess = 'read' | 'list' | 'search' | 'write' | 'create' | 'delete';

@@ -9,6 +9,7 @@ import { ProcessTable, type ProcRecord } from './processes.js';
 import { Running } from './run.js';
 import { bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
 import { MAX_SECRET_MOUNTS, scanSecrets } from './secret-scan.js';
+import { PolicyPathGate } from '../policy/gate.js';
 
 export interface LaunchInput {
   command: string;
@@ -54,7 +55,10 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   let args = argv.slice(1);
   let release = () => {};
   if (choice.backend === 'bwrap') {
-    const rules = ctx.workspace.rules;
+    // What a deny rule for run_command (or `*`) covers is masked like the secrets: a command the
+    // parser cannot see into (`cat p*/x`, `grep -r`, `find`) must not read or list it either.
+    const ruleDeny = PolicyPathGate.denyPatterns('run_command', ctx.policy);
+    const rules = ruleDeny.length ? ctx.workspace.rules.withDeny(ruleDeny) : ctx.workspace.rules;
     const secrets = await scanSecrets(ctx.workspace.roots, rules);
     if (secrets.incomplete || secrets.paths.length > MAX_SECRET_MOUNTS) {
       throw new ToolError('ToolNotAllowed', secrets.incomplete
@@ -65,7 +69,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
       // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets.
       secretPaths: [...secrets.paths, ...rules.deniedAbs],
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
-      protectedAbs: rules.protectedAbs, extraDeny: ctx.policy.data.paths.deny, extraProtect: ctx.policy.data.paths.protect,
+      protectedAbs: rules.protectedAbs, extraDeny: [...ctx.policy.data.paths.deny, ...ruleDeny], extraProtect: ctx.policy.data.paths.protect,
     }, argv);
     file0 = choice.bin!;
     args = b.args;

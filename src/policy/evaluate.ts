@@ -1,4 +1,5 @@
 import type { PlanTarget, Risk } from '../core/types.js';
+import { INSIDE, otherRels } from '../workspace/path-rules.js';
 import { matchesAnyCommand } from './match-command.js';
 import type { PolicyData } from './schema.js';
 import type { CompiledPolicy, CompiledRule, Decision, TargetVerdict, ToolFacts, Verdict } from './types.js';
@@ -26,10 +27,14 @@ export function describeTarget(t: PlanTarget): string {
  * A path rule's glob against one spelling of a path: relative to its root, and absolute (a rule
  * written `/abs/dir/**` matches there). `asDir`: also "something inside it".
  */
-export function rulePathCovers(match: (p: string) => boolean, rel: string | null, abs: string, asDir = false): boolean {
+export function rulePathCovers(match: (p: string) => boolean, rel: string | null, abs: string, asDir = false, bases: readonly string[] = []): boolean {
   const a = abs.slice(1);
-  if ((rel !== null && match(rel)) || match(a)) return true;
-  return asDir && ((rel !== null && match(rel === '' ? 'x' : `${rel}/x`)) || match(`${a}/x`));
+  if (match(a) || (asDir && match(`${a}/${INSIDE}`))) return true;
+  // One spelling per root that holds the path (nested roots): the rule holds under each.
+  for (const r of [rel, ...otherRels(abs, bases, rel)]) {
+    if (r !== null && (match(r) || (asDir && match(r === '' ? INSIDE : `${r}/${INSIDE}`)))) return true;
+  }
+  return false;
 }
 
 function ruleCovers(rule: CompiledRule, tool: string, t: PlanTarget | null): boolean {
@@ -39,10 +44,13 @@ function ruleCovers(rule: CompiledRule, tool: string, t: PlanTarget | null): boo
   if (t.kind === 'path') {
     if (rule.pathTarget) return rule.pathTarget(t);
     if (!rule.path || rule.command || rule.domain) return false;
-    if (rulePathCovers(rule.path, t.path.relToRoot, t.path.abs)) return true;
-    // deny and ask also hold on the path as requested (a link named in a rule is covered as its target is).
+    // deny and ask also hold on the path as requested (a link named in a rule is covered as its target is),
+    // and under every root that holds it (nested roots).
+    const strict = rule.decision !== 'allow';
+    const bases = strict ? t.path.bases : undefined;
+    if (rulePathCovers(rule.path, t.path.relToRoot, t.path.abs, false, bases)) return true;
     const lex = t.path.lexical;
-    return rule.decision !== 'allow' && !!lex && rulePathCovers(rule.path, lex.relToRoot, lex.abs);
+    return strict && !!lex && rulePathCovers(rule.path, lex.relToRoot, lex.abs, false, bases);
   }
   if (t.kind === 'command') return !!rule.command && !rule.path && !rule.domain && matchesAnyCommand(rule.command, t.words);
   return !!rule.domain && !rule.path && !rule.command && rule.domain(t.host);

@@ -10,12 +10,20 @@ import type { CompiledPolicy, CompiledRule } from './types.js';
 export class PolicyPathGate implements PathGate {
   readonly asked: AskedPath[] = [];
 
-  private constructor(readonly tool: string, private readonly rules: CompiledRule[]) {}
+  private constructor(readonly tool: string, private readonly rules: CompiledRule[], private readonly bases: readonly string[]) {}
 
   /** null when no deny/ask rule for this tool names a path (nothing to judge: walks pay nothing). */
-  static for(tool: string, policy: CompiledPolicy): PolicyPathGate | undefined {
+  static for(tool: string, policy: CompiledPolicy, bases: readonly string[] = []): PolicyPathGate | undefined {
     const rules = policy.rules.filter((r) => r.path && !r.pathTarget && !r.command && !r.domain && r.decision !== 'allow' && r.tool(tool));
-    return rules.length ? new PolicyPathGate(tool, rules) : undefined;
+    return rules.length ? new PolicyPathGate(tool, rules, bases) : undefined;
+  }
+
+  /**
+   * The path globs of every deny rule for this tool (or `*`): what the sandbox masks for a command,
+   * as it masks paths.deny — static analysis of a command line cannot see `cat p*` or `grep -r`.
+   */
+  static denyPatterns(tool: string, policy: CompiledPolicy): string[] {
+    return policy.rules.filter((r) => r.decision === 'deny' && r.path && !r.pathTarget && !r.command && !r.domain && r.tool(tool)).flatMap((r) => r.pathPatterns ?? []);
   }
 
   denyBelow(rel: string, abs: string): GateVerdict | null {
@@ -27,7 +35,7 @@ export class PolicyPathGate implements PathGate {
     let best: CompiledRule | undefined;
     for (const r of this.rules) {
       if (best && (best.decision === 'deny' || r.decision === 'ask')) continue;
-      if (rulePathCovers(r.path!, rel, abs, asDir)) best = r;
+      if (rulePathCovers(r.path!, rel, abs, asDir, this.bases)) best = r;
     }
     return best ? { decision: best.decision as 'deny' | 'ask', rule: ruleName(best) } : null;
   }

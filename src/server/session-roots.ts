@@ -55,7 +55,9 @@ export class SessionRoots implements SessionWorkspace {
     const roots = Workspace.intersect(this.ceiling, this.clientRoots);
     const stateDir = this.rt.stateDir(roots[0]);
     const auditFile = this.rt.auditFile(roots[0]);
-    const rules = this.rt.policy.pathRules.withProtected([stateDir, auditFile, `${auditFile}.head`]);
+    // Rules are relative to a root: to the session's roots and to the --workspace ceiling they narrow.
+    const bases = [...new Set([...(this.ceiling ?? []), ...roots])];
+    const rules = this.rt.policy.pathRules.withProtected([stateDir, auditFile, `${auditFile}.head`]).withBases(bases);
     const why = roots.length === 0 && this.ceiling && this.clientRoots
       ? `The client's roots (${this.clientRoots.join(', ') || 'none'}) do not overlap the workspace toolgate was started with (${this.ceiling.join(', ')}); open a folder inside it in the client.`
       : undefined;

@@ -22,6 +22,13 @@ export const DEFAULT_PROTECT = [
 /** Case-insensitive file systems would let `.SSH` walk past a case-sensitive match. */
 export const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32';
 
+/**
+ * The name that stands for "something inside" a folder when a rule is asked whether it covers
+ * anything below it: a NUL, which no file name can hold but `*`, `?` and `**` match. A real
+ * name would collide with a rule about that name (a rule on any folder named x would cover every folder).
+ */
+export const INSIDE = '\u0000';
+
 export function compileGlobs(patterns: string[]): (p: string) => boolean {
   if (patterns.length === 0) return () => false;
   // A pattern without a slash matches the name at any depth, as in .gitignore. picomatch's own
@@ -36,6 +43,20 @@ export function compileGlobs(patterns: string[]): (p: string) => boolean {
   const byName = bare.length ? picomatch(bare, { ...opts, basename: true }) : () => false;
   const byPath = rooted.length ? picomatch(rooted, opts) : () => false;
   return (p) => byName(p) || byPath(p);
+}
+
+/**
+ * `abs` relative to every folder in `bases` that holds it, other than `rel` (a rule is relative
+ * to a root: with nested roots — a client root inside the `--workspace` ceiling, two roots one
+ * inside the other — a path has one spelling per root, and a rule holds under each of them).
+ */
+export function otherRels(abs: string, bases: readonly string[], rel: string | null): string[] {
+  const out: string[] = [];
+  for (const b of bases) {
+    const r = abs === b ? '' : b === '/' ? abs.slice(1) : abs.startsWith(`${b}/`) ? abs.slice(b.length + 1) : null;
+    if (r !== null && r !== rel && !out.includes(r)) out.push(r);
+  }
+  return out;
 }
 
 /** The real path of `p`, or of its nearest existing ancestor joined with the rest. */
@@ -87,6 +108,8 @@ export class PathRules {
     readonly allowHardlinks = false,
     /** Absolute paths no tool may touch at all: the user's toolgate state and runtime dir (grants, pins, sockets, the console secret). */
     readonly deniedAbs: string[] = [],
+    /** The roots rules are relative to (the session's roots and the --workspace ceiling): see otherRels. */
+    readonly bases: readonly string[] = [],
   ) {
     this.protectedAbs = withRealPaths(protectedAbs);
     this.deniedAbs = withRealPaths(deniedAbs);
@@ -96,7 +119,17 @@ export class PathRules {
 
   /** The same lists with more absolute paths protected (the state dir once it is known). */
   withProtected(abs: string[]): PathRules {
-    return new PathRules(this.deny, this.protect, [...this.protectedAbs, ...abs], this.allowHardlinks, this.deniedAbs);
+    return new PathRules(this.deny, this.protect, [...this.protectedAbs, ...abs], this.allowHardlinks, this.deniedAbs, this.bases);
+  }
+
+  /** The same lists with more deny globs (a command's sandbox masks the policy's deny rules too). */
+  withDeny(extra: string[]): PathRules {
+    return new PathRules([...this.deny, ...extra], this.protect, this.protectedAbs, this.allowHardlinks, this.deniedAbs, this.bases);
+  }
+
+  /** The same lists, matched relative to each of these roots too (a session's roots and the ceiling). */
+  withBases(bases: string[]): PathRules {
+    return new PathRules(this.deny, this.protect, this.protectedAbs, this.allowHardlinks, this.deniedAbs, bases);
   }
 
   static withDefaults(extraDeny: string[] = [], extraProtect: string[] = [], protectedAbs: string[] = [], allowHardlinks = false, deniedAbs: string[] = []): PathRules {
@@ -116,9 +149,11 @@ export class PathRules {
   }
 
   private matches(match: (p: string) => boolean, rel: string | null, abs: string, asDir: boolean): boolean {
-    for (const c of PathRules.candidates(rel, abs)) if (match(c)) return true;
-    // A directory whose children are all denied (e.g. `**/.ssh/**`) must not be listed either.
-    if (asDir && (match(rel ? `${rel}/x` : 'x') || match(`${abs.replace(/^\/+/, '')}/x`))) return true;
+    for (const r of [rel, ...otherRels(abs, this.bases, rel)]) {
+      for (const c of PathRules.candidates(r, abs)) if (match(c)) return true;
+      // A directory whose children are all denied (e.g. `**/.ssh/**`) must not be listed either.
+      if (asDir && (match(r ? `${r}/${INSIDE}` : INSIDE) || match(`${abs.replace(/^\/+/, '')}/${INSIDE}`))) return true;
+    }
     return false;
   }
 

@@ -135,6 +135,7 @@ export class Workspace {
     }
     const out: ResolvedPath = { input, abs, display: this.display(abs), rootIndex: loc.rootIndex, relToRoot: loc.relToRoot, exists, kind };
     if (lexLoc && lexical !== abs) out.lexical = { relToRoot: lexLoc.relToRoot, abs: lexical };
+    if (this.rules.bases.length > 1) out.bases = this.rules.bases;
     return out;
   }
 

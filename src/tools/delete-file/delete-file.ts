@@ -105,7 +105,7 @@ export const deleteFileTool = defineTool({
       if (!args.recursive) throw new ToolError('InvalidArguments', `${rp.display} is a directory; pass recursive: true to delete it and everything in it.`, { details: { path: rp.display } });
       // Every entry is a target, so a rule that denies or asks about part of the tree is heard.
       for (const e of await walkForDelete(rp, ctx.workspace)) {
-        targets.push({ kind: 'path', access: 'delete', path: { input: e.rel, abs: e.abs, display: ctx.workspace.display(e.abs), rootIndex: rp.rootIndex, relToRoot: e.rel, exists: true, kind: e.kind === 'dir' ? 'dir' : e.kind === 'file' ? 'file' : 'other' } });
+        targets.push({ kind: 'path', access: 'delete', path: { input: e.rel, abs: e.abs, display: ctx.workspace.display(e.abs), rootIndex: rp.rootIndex, relToRoot: e.rel, exists: true, kind: e.kind === 'dir' ? 'dir' : e.kind === 'file' ? 'file' : 'other', bases: ctx.workspace.rules.bases } });
       }
     }
     return { targets, summary: `delete ${rp.kind === 'other' ? 'the link ' : ''}${rp.display}${rp.kind === 'dir' ? ` and the ${targets.length - 1} entries in it` : ''}${args.dry_run ? ' (dry run)' : ''}` };

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { compileGlobs } from '../../workspace/path-rules.js';
+import { compileGlobs, otherRels } from '../../workspace/path-rules.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter } from '../walk/entry-filter.js';
 import type { Query } from './types.js';
@@ -138,6 +138,8 @@ export class DenyFilter {
   fileDenied(rel: string): boolean {
     const slash = rel.lastIndexOf('/');
     if (this.dirDenied(slash < 0 ? '' : rel.slice(0, slash))) return true;
-    return this.match(this.toRoot(rel)) || this.match(this.toAbs(rel).slice(1)) || this.policy(rel, false);
+    const rootRel = this.toRoot(rel);
+    const abs = this.toAbs(rel);
+    return this.match(rootRel) || this.match(abs.slice(1)) || otherRels(abs, this.ws.rules.bases, rootRel).some(this.match) || this.policy(rel, false);
   }
 }

@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
 import type { PathGate } from '../../workspace/path-gate.js';
+import { INSIDE, otherRels } from '../../workspace/path-rules.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { IgnoreStack } from './ignore-stack.js';
 
@@ -40,20 +41,26 @@ export class EntryFilter {
   private readonly stateDirs: ReadonlySet<string>;
   private readonly deniedAbs: ReadonlySet<string>;
   private readonly gate: PathGate | undefined;
+  private readonly bases: readonly string[];
 
   constructor(ws: Workspace, readonly opts: FilterOptions) {
     this.deny = ws.rules.denyMatch;
     this.stateDirs = new Set(ws.rules.protectedAbs);
     this.deniedAbs = new Set(ws.rules.deniedAbs);
     this.gate = ws.gate;
+    this.bases = ws.rules.bases;
   }
 
   isDenied(relToRoot: string, abs: string, isDir: boolean): boolean {
     // The walk reached `abs` through admitted ancestors, so an exact hit is enough here.
     if (this.deniedAbs.has(abs)) return true;
     const a = abs.slice(1);
-    if (this.deny(relToRoot) || this.deny(a)) return true;
-    return isDir && (this.deny(`${relToRoot}/x`) || this.deny(`${a}/x`));
+    if (this.deny(a) || (isDir && this.deny(`${a}/${INSIDE}`))) return true;
+    // Under every root that holds the entry (nested roots), not only the one the walk started in.
+    for (const r of [relToRoot, ...otherRels(abs, this.bases, relToRoot)]) {
+      if (this.deny(r) || (isDir && this.deny(`${r}/${INSIDE}`))) return true;
+    }
+    return false;
   }
 
   /** What the policy's rules for this tool say of an entry: 'denied' (silent), 'policy' (an ask rule), or null. */

@@ -1,0 +1,325 @@
+// An independent attack review of the gate-first change (issue 8): rule spellings, glob patterns
+// that name the denied folder, renames and links through apply_patch/edit tools, nested roots,
+// commands the parser cannot see into, and the controls beside them. Breaks found by the review
+// carry "BREAK" in their test name (each was fixed in the same commit as its test).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Envelope } from '../../src/core/envelope.js';
+import { runCall } from '../../src/core/pipeline.js';
+import { Session } from '../../src/core/session.js';
+import { SessionRoots } from '../../src/server/session-roots.js';
+import { Harness, policyFromYaml } from '../../src/testing/helpers.js';
+import { GATE_POLICY, gateTree, HIDDEN_NAMES, normalise, RULE_TEXT, SECRET_TEXT, type GateTree } from './gate-fixture.js';
+
+let tree: GateTree;
+before(() => { tree = gateTree(); });
+after(() => tree?.cleanup());
+
+/** Denied content or a name inside a denied folder (other than what the caller gave) in anything the reply holds. */
+function leaks(env: unknown, given: string[] = []): string[] {
+  let s = JSON.stringify(env).replace(RULE_TEXT, '<RULE>');
+  for (const g of given) s = s.split(g).join('<G>');
+  const out: string[] = [];
+  if (s.includes(SECRET_TEXT)) out.push('secret text');
+  for (const n of HIDDEN_NAMES) if (s.includes(n)) out.push(`name ${n}`);
+  if (/priv\/|d3\//.test(s)) out.push('a path inside a denied folder');
+  return out;
+}
+
+function harness(yaml: string, roots: string[] = [tree.ws], session?: Session): Harness {
+  return new Harness(roots, { policy: policyFromYaml(yaml), stateDir: path.join(tree.state, 'review'), session });
+}
+
+const REFUSED = new Set(['ToolNotAllowed', 'PathDenied']);
+
+describe('rule spellings: every one holds in every tool, and the controls beside it work', () => {
+  const spellings = ['priv', 'priv/', '/priv/**', '**/priv/**', 'priv/**', 'priv/*', '{priv,nothing}/**'];
+  const probes: Array<[string, Record<string, unknown>]> = [
+    ['read_file', { path: 'priv/x' }], ['read_file', { path: 'priv/sub/y' }], ['read_file', { path: 'pub/inx' }],
+    ['read_file', { path: 'pub/in/sub/y' }], ['list_dir', { path: 'priv' }], ['list_dir', { path: 'pub/in' }],
+    ['write_file', { path: 'priv/new', content: 'z', dry_run: true }], ['write_file', { path: 'priv/nodir/new', content: 'z', create_dirs: true }],
+    ['edit_file', { path: 'pub/inx', old_string: 'a', new_string: 'b' }], ['grep', { pattern: 'a', path: 'pub/in' }],
+    ['delete_file', { path: 'priv/x', dry_run: true }], ['glob', { pattern: '*', path: 'priv' }],
+  ];
+  for (const spelling of spellings) {
+    test(`path: ${JSON.stringify(spelling)}`, async () => {
+      const h = harness(`rules:\n  - { tool: "*", path: ${JSON.stringify(spelling)}, decision: deny }\n`);
+      try {
+        for (const [tool, args] of probes) {
+          const env = await h.call(tool, args);
+          // priv/* covers what is directly inside only; its sub folder's contents are not named by it.
+          if (spelling === 'priv/*' && (args.path === 'priv/sub/y' || args.path === 'pub/in/sub/y')) continue;
+          assert.equal(env.ok, false, `${tool} ${JSON.stringify(args)} was admitted`);
+          assert.ok(REFUSED.has(env.error!.code), `${tool} ${JSON.stringify(args)}: ${env.error!.code} ${env.error!.message}`);
+          assert.deepEqual(leaks(env, [String(args.path ?? '')]), []);
+        }
+        for (const [tool, args] of [['grep', { pattern: 'TOPSECRET', path: '.', hidden: true }], ['grep', { pattern: 'TOPSECRET', path: '.', output_mode: 'content', context: 5 }],
+          ['glob', { pattern: '**', hidden: true, gitignore: false }], ['list_dir', { path: '.', hidden: true }]] as const) {
+          const env = await h.call(tool, args);
+          assert.equal(env.ok, true, env.text);
+          const s = JSON.stringify(env.data);
+          assert.ok(!s.includes('priv/') && !s.includes('"priv"'), `${tool}: ${s.slice(0, 300)}`);
+          for (const n of HIDDEN_NAMES.slice(0, 1)) assert.ok(!s.includes(`priv/${n}`));
+        }
+        const ok = await h.call('read_file', { path: 'pub/a.txt' });
+        assert.equal(ok.ok, true, ok.text);
+      } finally {
+        h.close();
+      }
+    });
+  }
+
+  // The "something inside this folder" test used a real name ("x") as its stand-in, so a rule on
+  // any file or folder named x (or x*) covered EVERY folder: the whole workspace was refused.
+  const nameRules: Array<[string, string, string]> = [
+    ['**/x', 'pub/x', 'pub/a.txt'], ['pub/x*', 'pub/x1', 'pub/a.txt'], ['x', 'pub/nested/x', 'pub/nested/b.txt'], ['**/x/**', 'pub/x/y', 'pub/nested/b.txt'],
+  ];
+  for (const [rule, denied, control] of nameRules) {
+    test(`BREAK (controls): a deny rule ${JSON.stringify(rule)} denies ${denied}, not every folder`, async () => {
+      const h = harness(`rules:\n  - { tool: write_file, decision: allow }\n  - { tool: "*", path: ${JSON.stringify(rule)}, decision: deny }\npaths:\n  deny: [${JSON.stringify(rule)}]\n`);
+      try {
+        for (const [tool, args] of [['read_file', { path: control }], ['list_dir', { path: 'pub' }], ['list_dir', { path: '.' }],
+          ['write_file', { path: 'pub/fresh.txt', content: 'z', dry_run: true }], ['grep', { pattern: 'public', path: 'pub' }], ['glob', { pattern: '**/*.txt', path: 'pub' }]] as const) {
+          const env = await h.call(tool, args);
+          assert.equal(env.ok, true, `${tool} ${JSON.stringify(args)}: ${env.text}`);
+        }
+        const d = await h.call('read_file', { path: denied });
+        assert.ok(REFUSED.has(d.error?.code ?? ''), `${denied}: ${d.text}`);
+      } finally {
+        h.close();
+      }
+    });
+  }
+});
+
+describe('glob patterns that name the denied folder', () => {
+  const patterns: Array<[string, string | undefined]> = [
+    ['pri*', undefined], ['pri*/**', undefined], ['pri?/x', undefined], ['{priv,pub}/*', undefined], ['{priv,pub}/**', undefined], ['**/x', undefined],
+    ['**/hidden-*', undefined], ['**/*ledger*', undefined], ['priv', undefined], ['*/x', undefined], ['**/sub/*', undefined], ['**/d3/**', undefined],
+    ['**', 'pub'], ['in/*', 'pub'], ['in*/**', 'pub'], ['**/*', 'd1'], ['d*/**', 'd1/d2'], ['[p]riv/**', undefined], ['@(priv)/**', undefined], ['+(priv|pub)/**', undefined],
+  ];
+  test('every pattern runs or is refused, and never names anything inside', async () => {
+    const h = harness(GATE_POLICY);
+    try {
+      for (const [pattern, where] of patterns) {
+        for (const extra of [{}, { hidden: true, gitignore: false }]) {
+          const env = await h.call('glob', { pattern, ...(where ? { path: where } : {}), ...extra });
+          if (!env.ok) assert.ok(REFUSED.has(env.error!.code), `${pattern}: ${env.error!.code}`);
+          assert.deepEqual(leaks(env, [pattern]), [], `${pattern} in ${where ?? '.'}: ${JSON.stringify(env.data)}`);
+        }
+      }
+    } finally {
+      h.close();
+    }
+  });
+
+  test('grep glob/type filters aimed at the denied folder, both engines', async () => {
+    const h = harness(GATE_POLICY);
+    const saved = process.env.TOOLGATE_RG;
+    try {
+      for (const rg of [undefined, 'off']) {
+        if (rg) process.env.TOOLGATE_RG = rg; else delete process.env.TOOLGATE_RG;
+        for (const f of [{ glob: 'priv/**' }, { glob: '**/priv/**' }, { glob: 'x' }, { glob: '*.md' }, { glob: ['**/hidden*', '!pub/**'] }, { type: 'md' }, { glob: '{priv,pub}/**' }]) {
+          for (const mode of ['files_with_matches', 'content', 'count']) {
+            const env = await h.call('grep', { pattern: 'TOPSECRET|line', path: '.', output_mode: mode, hidden: true, ...f });
+            assert.equal(env.ok, true, env.text);
+            assert.deepEqual(leaks(env.data), [], `${JSON.stringify(f)} ${mode}: ${JSON.stringify(env.data)}`);
+          }
+        }
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
+      h.close();
+    }
+  });
+});
+
+describe('patches, renames, links and folders into and out of the denied area', () => {
+  const rename = (from: string, to: string) => `diff --git a/${from} b/${to}\nsimilarity index 100%\nrename from ${from}\nrename to ${to}\n`;
+  const modify = (p: string) => `--- a/${p}\n+++ b/${p}\n@@ -1 +1 @@\n-zz\n+b\n`;
+  const cases: Array<[string, string, Record<string, unknown>]> = [
+    ['rename into, new name', 'apply_patch', { patch: rename('pub/a.txt', 'priv/new') }],
+    ['rename into, over an existing file', 'apply_patch', { patch: rename('pub/a.txt', 'priv/x') }],
+    ['rename out of, existing', 'apply_patch', { patch: rename('priv/x', 'pub/new') }],
+    ['rename out of, missing', 'apply_patch', { patch: rename('priv/missing', 'pub/new') }],
+    ['rename through a folder link', 'apply_patch', { patch: rename('pub/in/x', 'pub/new') }],
+    ['a public section then a denied one', 'apply_patch', { patch: `--- a/pub/a.txt\n+++ b/pub/a.txt\n@@ -1 +1 @@\n-a public line\n+b\n${modify('priv/x')}` }],
+    ['a denied missing file after a public one', 'apply_patch', { patch: `--- a/pub/a.txt\n+++ b/pub/a.txt\n@@ -1 +1 @@\n-a public line\n+b\n${modify('priv/missing')}` }],
+    ['header with ./ and //', 'apply_patch', { patch: modify('./priv//x') }],
+    ['link to a denied file', 'apply_patch', { patch: modify('pub/inx') }],
+    ['write_file create_dirs into', 'write_file', { path: 'priv/nodir/deeper/f', content: 'z', create_dirs: true }],
+    ['write_file through a folder link', 'write_file', { path: 'pub/in/new', content: 'z' }],
+    ['write_file over a link to a denied file', 'write_file', { path: 'pub/inx', content: 'z' }],
+    ['edit_file on a link to a denied file', 'edit_file', { path: 'pub/inx', old_string: 'a', new_string: 'b' }],
+    ['multi_edit through a folder link', 'multi_edit', { path: 'pub/in/x', edits: [{ old_string: 'a', new_string: 'b' }] }],
+    ['delete a file through a folder link', 'delete_file', { path: 'pub/in/x' }],
+    ['recursive delete through a folder link', 'delete_file', { path: 'pub/in/', recursive: true }],
+    ['recursive delete of the parent of a deep denied folder', 'delete_file', { path: 'd1/d2', recursive: true }],
+    ['recursive delete of the parent, dry run', 'delete_file', { path: 'd1', recursive: true, dry_run: true }],
+  ];
+  test('each is refused (not run) and names nothing inside; the denied files are unchanged', async () => {
+    const h = harness(GATE_POLICY);
+    const before = readFileSync(path.join(tree.ws, 'priv/x'), 'utf8');
+    try {
+      for (const [label, tool, args] of cases) {
+        for (const dry of [true, false]) {
+          const env = await h.call(tool, { ...args, ...(tool === 'delete_file' && 'dry_run' in args ? {} : { dry_run: dry }) });
+          assert.equal(env.ok, false, `${label} ran: ${env.text}`);
+          assert.ok(REFUSED.has(env.error!.code), `${label}: ${env.error!.code} ${env.error!.message}`);
+          assert.deepEqual(leaks(env, [String(args.path ?? ''), 'priv/x', 'priv/new', 'priv/missing', './priv//x']), [], `${label}: ${env.error!.message}`);
+        }
+      }
+      assert.equal(readFileSync(path.join(tree.ws, 'priv/x'), 'utf8'), before);
+      assert.equal(readFileSync(path.join(tree.ws, 'pub/a.txt'), 'utf8'), 'a public line\n');
+    } finally {
+      h.close();
+    }
+  });
+});
+
+describe('nested roots: a rule relative to one root holds under the root inside it', () => {
+  // Before the fix a path was matched relative to the innermost root only: with roots [ws, ws/priv]
+  // (or a client root narrowed to ws/priv), `priv/**` matched nothing and priv/x was read.
+  const probes: Array<[string, Record<string, unknown>]> = [
+    ['read_file', { path: 'x' }], ['read_file', { path: 'sub/y' }], ['list_dir', { path: '.' }], ['glob', { pattern: '**' }],
+    ['grep', { pattern: 'TOPSECRET', path: '.' }], ['write_file', { path: 'new', content: 'z', dry_run: true }],
+    ['delete_file', { path: 'x', dry_run: true }], ['delete_file', { path: 'sub', recursive: true, dry_run: true }],
+  ];
+  async function check(call: (tool: string, args: unknown) => Promise<Envelope>, privRoot: string, label: string): Promise<void> {
+    for (const [tool, args] of probes) {
+      // Relative paths are read against the primary root; name the nested root's files absolutely.
+      const a = { ...args, ...('path' in args ? { path: path.join(privRoot, String(args.path)) } : { path: privRoot }) };
+      const env = await call(tool, a);
+      assert.ok(!JSON.stringify(env).includes(SECRET_TEXT), `${label}: ${tool} ${JSON.stringify(a)} returned denied content`);
+      for (const n of HIDDEN_NAMES) assert.ok(!JSON.stringify(env.data ?? null).includes(n), `${label}: ${tool} named ${n}`);
+      assert.equal(env.ok, false, `${label}: ${tool} ${JSON.stringify(a)} was admitted: ${env.text}`);
+    }
+  }
+  for (const order of [['.', 'priv'], ['priv', '.']]) {
+    test(`BREAK: --workspace ${order.join(' --workspace ')}`, async () => {
+      const roots = order.map((r) => path.join(tree.ws, r));
+      const h = harness(`${GATE_POLICY}paths:\n  deny: ["pub/nested/**"]\n`, roots);
+      try {
+        await check((t, a) => h.call(t, a), path.join(tree.ws, 'priv'), order.join(','));
+        // paths.deny written relative to the outer root holds as well.
+        const nested = await h.call('grep', { pattern: 'another', path: path.join(tree.ws, 'pub') });
+        assert.deepEqual((nested.data as { files: string[] }).files, []);
+        // Controls: the outer root's public files.
+        const ok = await h.call('read_file', { path: path.join(tree.ws, 'pub/a.txt') });
+        assert.equal(ok.ok, true, ok.text);
+      } finally {
+        h.close();
+      }
+    });
+  }
+
+  test('BREAK: a client root narrowed to the denied folder (ceiling = the workspace)', async () => {
+    const h = harness(GATE_POLICY);
+    try {
+      const sr = new SessionRoots(h.rt, [tree.ws], new Session());
+      sr.refresh(async () => [`file://${path.join(tree.ws, 'priv')}`]);
+      await check(async (t, a) => (await runCall(h.rt, sr, t, a, { signal: new AbortController().signal })).envelope, path.join(tree.ws, 'priv'), 'client root');
+      const sub = new SessionRoots(h.rt, [tree.ws], new Session());
+      sub.refresh(async () => [`file://${path.join(tree.ws, 'asked')}`]);
+      const asked = (await runCall(h.rt, sub, 'read_file', { path: 'q.txt' }, { signal: new AbortController().signal })).envelope;
+      assert.equal(asked.error?.code, 'ApprovalRequired', `an ask rule under a narrowed root: ${asked.text}`);
+      const pubRoot = new SessionRoots(h.rt, [tree.ws], new Session());
+      pubRoot.refresh(async () => [`file://${path.join(tree.ws, 'pub')}`]);
+      const ok = (await runCall(h.rt, pubRoot, 'read_file', { path: 'a.txt' }, { signal: new AbortController().signal })).envelope;
+      assert.equal(ok.ok, true, ok.text);
+    } finally {
+      h.close();
+    }
+  });
+});
+
+function hasBwrap(): boolean {
+  try { execFileSync('bwrap', ['--ro-bind', '/', '/', 'true'], { stdio: 'ignore' }); return true; } catch { return false; }
+}
+
+describe('commands the parser cannot see into: the sandbox masks what a deny rule covers', () => {
+  const cmds = [
+    'cat p*/x', 'cat $(echo priv)/x | cat', 'grep -r TOPSECRET . | head -50', 'find . -name "hidden*" | sort', 'ls -R | cat',
+    'find d1 -type f | xargs cat', 'cat pri""v/sub/y | cat', 'tar cf - priv 2>/dev/null | tar tf - | cat', 'cd pri* && cat x | cat',
+    'for f in priv/* d1/d2/d3/*; do cat "$f"; done 2>/dev/null; true',
+  ];
+  test('BREAK: cat p*/x, grep -r, find, ls -R print nothing from a denied folder (bubblewrap)', async (t) => {
+    if (!hasBwrap()) return t.skip('needs bwrap: the masks are a bubblewrap feature');
+    // Deny rules only: an ask rule is not a mask (what it covers is readable by an allowed command; see the report).
+    const yaml = 'rules:\n  - { tool: "*", path: "priv/**", decision: deny }\n  - { tool: run_command, path: "**/d3/**", decision: deny }\n'
+      + '  - { tool: run_command, command: ["*"], decision: allow }\nsandbox: { backend: bwrap }\n';
+    const h = harness(yaml);
+    try {
+      for (const command of cmds) {
+        const env = await h.call('run_command', { command });
+        // The command's own errors may echo a path it built itself (`cat: priv/x: No such file`): content and hidden names may not appear.
+        // asked/q.txt holds the same marker but no rule covers it in this policy.
+        const seen = JSON.stringify(env.data ?? env.error).split(`asked content ${SECRET_TEXT}`).join('');
+        assert.deepEqual(leaks(seen, [command]).filter((l) => !l.startsWith('a path')), [], `${command}: ${seen.slice(0, 400)}`);
+      }
+      const w = await h.call('run_command', { command: 'echo z > $(echo priv)/x; echo z > "p"riv/new; true' });
+      assert.equal(readFileSync(path.join(tree.ws, 'priv/x'), 'utf8'), `a ${SECRET_TEXT} line\n`, `a command changed a denied file: ${w.text}`);
+      const ok = await h.call('run_command', { command: 'cat pub/a.txt | cat' });
+      assert.match(String((ok.data as { output?: string }).output), /a public line/, ok.text);
+    } finally {
+      await h.session.dispose();
+      h.close();
+    }
+  });
+});
+
+describe('the audit a model can read (protected = readable)', () => {
+  test('holds no denied content or hidden name after every kind of call, and every line has a decision', async () => {
+    const state = path.join(tree.state, 'audit-read');
+    mkdirSync(state, { recursive: true });
+    const session = new Session();
+    session.elicit = async () => ({ action: 'accept', content: { decision: 'allow_session' } });
+    const h = new Harness([tree.ws], { policy: policyFromYaml(`${GATE_POLICY}  - { tool: run_command, command: ["*"], decision: allow }\n`), stateDir: state, session });
+    try {
+      for (const [tool, args] of [
+        ['grep', { pattern: 'TOPSECRET', path: '.', output_mode: 'content' }], ['grep', { pattern: 'TOPSECRET', path: 'asked' }],
+        ['read_file', { path: 'asked/q.txt' }], ['glob', { pattern: '**' }], ['list_dir', { path: 'd1/d2' }],
+        ['delete_file', { path: 'd1', recursive: true, dry_run: true }], ['apply_patch', { patch: '--- a/priv/x\n+++ b/priv/x\n@@ -1 +1 @@\n-a\n+b\n' }],
+        ['read_file', { path: 'pub/inx' }], ['read_file', { path: 'priv/fifo' }], ['read_file', { path: 'pub/inloop' }],
+      ] as const) await h.call(tool, args);
+      const text = readFileSync(path.join(state, 'audit.jsonl'), 'utf8');
+      // The approved read of asked/q.txt returns content to the caller but never into the audit.
+      assert.ok(!text.includes(SECRET_TEXT), 'denied or read content reached the audit');
+      for (const n of HIDDEN_NAMES) assert.ok(!text.includes(n), n);
+      for (const line of text.trim().split('\n')) {
+        const r = JSON.parse(line) as { decision?: string; rule?: unknown };
+        assert.ok(['allow', 'ask', 'deny'].includes(r.decision ?? ''), line.slice(0, 200));
+        assert.equal(typeof r.rule, 'string');
+      }
+    } finally {
+      h.close();
+    }
+  });
+});
+
+describe('ask rules after a session grant from an auto-approving client', () => {
+  test('a walk from above still leaves the asked folder out; a denied folder stays denied after any grant', async () => {
+    const session = new Session();
+    session.elicit = async () => ({ action: 'accept', content: { decision: 'allow_session' } });
+    const h = harness(GATE_POLICY, [tree.ws], session);
+    try {
+      assert.equal((await h.call('read_file', { path: 'asked/q.txt' })).ok, true);
+      const g = await h.call('grep', { pattern: 'TOPSECRET', path: '.', output_mode: 'content' });
+      assert.deepEqual(leaks(g), [], JSON.stringify(g.data));
+      for (const [tool, args] of [['read_file', { path: 'priv/x' }], ['grep', { pattern: 'a', path: 'priv' }], ['write_file', { path: 'priv/x', content: 'z' }], ['delete_file', { path: 'priv/x' }]] as const) {
+        const env = await h.call(tool, args);
+        assert.equal(env.error?.code, 'ToolNotAllowed', `${tool} after a session grant: ${env.text}`);
+      }
+      // The secrets list too.
+      writeFileSync(path.join(tree.ws, 'pub/k.pem'), SECRET_TEXT);
+      const pem = await h.call('read_file', { path: 'pub/k.pem' });
+      const nope = await h.call('read_file', { path: 'pub/none.pem' });
+      assert.equal(normalise(pem, 'pub/k.pem'), normalise(nope, 'pub/none.pem'));
+    } finally {
+      h.close();
+    }
+  });
+});
