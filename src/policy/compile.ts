@@ -1,7 +1,7 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Permission } from '../core/types.js';
-import { compileGlobs, PathRules } from '../workspace/path-rules.js';
+import { compileGlobs, PathRules, withRealBases } from '../workspace/path-rules.js';
 import { userPrivatePaths } from '../user-state.js';
 import { exampleWords, matchesAnyCommand, ruleCoversExample, splitCommandPattern, type ExamplePart } from './match-command.js';
 import { BUILTIN_PROFILES, isBuiltinProfile } from './profiles.js';
@@ -75,7 +75,7 @@ export function compileRule(r: RuleData, index: number, source: CompiledRule['so
     toolOnly: !paths && !commands && !r.domain,
     // deny/ask cover what is inside a folder they name; an allow lifts no more than it matches.
     path: paths ? (r.decision === 'allow' ? compileGlobs(paths) : coversPathOrAncestor(compileGlobs(paths))) : undefined,
-    pathPatterns: paths,
+    pathPatterns: paths && withRealBases(paths),
     command: commands,
     domain: r.domain ? compileDomains(list(r.domain)!) : undefined,
     network: r.network,

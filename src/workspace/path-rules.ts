@@ -29,8 +29,32 @@ export const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.plat
  */
 export const INSIDE = '\u0000';
 
-export function compileGlobs(patterns: string[]): (p: string) => boolean {
-  if (patterns.length === 0) return () => false;
+/**
+ * Each pattern, and for one written as an absolute path through a symbolic link (`/tmp/…` on a
+ * system where /tmp is a link, a `~/work` link), the same pattern on the link's real path:
+ * paths are matched as real paths, so the written one alone would match nothing.
+ */
+export function withRealBases(patterns: readonly string[]): string[] {
+  const out = [...patterns];
+  for (const p of patterns) {
+    if (!p.startsWith('/')) continue;
+    const segs = p.split('/');
+    let i = 1;
+    while (i < segs.length && !/[*?[\]{}()!+@]/.test(segs[i]!)) i++;
+    const base = segs.slice(0, i).join('/');
+    if (base === '' || base === '/') continue;
+    const real = realPathLoose(base);
+    if (real !== path.resolve(base)) {
+      const q = [real, ...segs.slice(i)].join('/');
+      if (!out.includes(q)) out.push(q);
+    }
+  }
+  return out;
+}
+
+export function compileGlobs(input: string[]): (p: string) => boolean {
+  if (input.length === 0) return () => false;
+  const patterns = withRealBases(input);
   // A pattern without a slash matches the name at any depth, as in .gitignore. picomatch's own
   // `basename` option would test *every* pattern against the last component only, so that
   // `**/.git/config` or `src/**` never matched: the two kinds are compiled apart.

@@ -323,3 +323,28 @@ describe('ask rules after a session grant from an auto-approving client', () => 
     }
   });
 });
+
+describe('a rule written as an absolute path through a symbolic link', () => {
+  // Paths are matched as real paths, so `/link/priv/**` (a `~/work` link, /tmp on macOS) matched
+  // nothing: the rule loaded, was shown in messages, and held nowhere.
+  test('BREAK: the rule and paths.deny hold (not silently dead), and the controls work', async () => {
+    const { symlinkSync } = await import('node:fs');
+    const link = path.join(path.dirname(tree.ws), 'ws-link');
+    symlinkSync(tree.ws, link);
+    const h = harness(`rules:\n  - { tool: "*", path: "${link}/priv/**", decision: deny }\npaths:\n  deny: ["${link}/d1/d2/d3/**"]\n`);
+    try {
+      for (const p of ['priv/x', 'priv/missing', 'd1/d2/d3/x', `${link}/priv/x`, `${tree.ws}/priv/x`]) {
+        const env = await h.call('read_file', { path: p });
+        assert.ok(REFUSED.has(env.error?.code ?? ''), `${p}: ${env.text}`);
+      }
+      for (const [tool, args] of [['grep', { pattern: 'TOPSECRET', path: '.', output_mode: 'content' }], ['glob', { pattern: '**' }], ['list_dir', { path: 'd1/d2' }]] as const) {
+        const env = await h.call(tool, args);
+        assert.equal(env.ok, true, env.text);
+        assert.ok(!/TOPSECRET|priv\/|d3/.test(JSON.stringify(env.data).replace(`asked content ${SECRET_TEXT}`, '')), `${tool}: ${JSON.stringify(env.data).slice(0, 300)}`);
+      }
+      assert.equal((await h.call('read_file', { path: 'd1/d2/open.txt' })).ok, true);
+    } finally {
+      h.close();
+    }
+  });
+});
