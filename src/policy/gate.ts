@@ -9,8 +9,11 @@ import type { CompiledPolicy, CompiledRule } from './types.js';
  */
 export class PolicyPathGate implements PathGate {
   readonly asked: AskedPath[] = [];
+  readonly asks: boolean;
 
-  private constructor(readonly tool: string, private readonly rules: CompiledRule[], private readonly bases: readonly string[]) {}
+  private constructor(readonly tool: string, private readonly rules: CompiledRule[], private readonly bases: readonly string[]) {
+    this.asks = rules.some((r) => r.decision === 'ask');
+  }
 
   /** null when no deny/ask rule for this tool names a path (nothing to judge: walks pay nothing). */
   static for(tool: string, policy: CompiledPolicy, bases: readonly string[] = []): PolicyPathGate | undefined {

@@ -24,6 +24,8 @@ export interface GateVerdict {
  */
 export interface PathGate {
   readonly tool: string;
+  /** True when an `ask` rule names a path for this tool (walks then count what they leave out). */
+  readonly asks: boolean;
   /**
    * rel: relative to the root that holds the path (null outside every root); abs: its absolute
    * path. A rule covers the path, an ancestor, or — `asDir` — something inside it.

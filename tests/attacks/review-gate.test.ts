@@ -348,3 +348,49 @@ describe('a rule written as an absolute path through a symbolic link', () => {
     }
   });
 });
+
+describe('an ask rule is no content oracle in a walk', () => {
+  // With ripgrep, skipped_by_policy counted only asked files that MATCHED the pattern (rg reports
+  // nothing else), so `grep "password=a"` from the root said 1 or 0 and spelled out an asked
+  // file's content without any approval (ci mode, no elicitation). Now counted by name.
+  for (const [engine, rg] of [['ripgrep', undefined], ['builtin', 'off']] as const) {
+    test(`BREAK: grep (${engine}): the same reply whether an asked file matches or not`, async () => {
+      const saved = process.env.TOOLGATE_RG;
+      if (rg) process.env.TOOLGATE_RG = rg; else delete process.env.TOOLGATE_RG;
+      const h = harness(`${GATE_POLICY}\nmode: ci\n`);
+      try {
+        for (const mode of ['files_with_matches', 'content', 'count']) {
+          const view = (e: Envelope) => JSON.stringify({ ok: e.ok, data: { ...(e.data as object), output_mode: 0 }, text: e.text.replace(/"[^"]*"/, '<P>') });
+          const hit = await h.call('grep', { pattern: 'asked content', path: '.', output_mode: mode });
+          const miss = await h.call('grep', { pattern: 'zzz-no-such-text', path: '.', output_mode: mode });
+          assert.equal(view(hit), view(miss), `${mode}: an asked file's content changed the reply`);
+          assert.ok(((hit.data as { skipped_by_policy?: number }).skipped_by_policy ?? 0) >= 1);
+        }
+      } finally {
+        if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
+        h.close();
+      }
+    });
+  }
+});
+
+describe('open: a recursive delete tells whether a denied entry lies below (rules without a literal folder)', () => {
+  // `delete_file d1 {recursive}` is refused ("holds a path which no tool may delete") when
+  // d1/d2/d3 exists and a rule denies **/d3/** (or paths.deny has **/*.pem and a .pem is there),
+  // and succeeds when nothing is there: the existence of a denied entry is told. Any answer
+  // that runs the delete shows it (the folder cannot go while the denied entry stays); only a
+  // refusal from the rules' text alone hides it, and for `**/…` rules that means refusing every
+  // recursive delete. A product decision, left open.
+  test('the same answer for a folder with and without a denied entry below', { todo: 'design: refuse recursive deletes whenever a rule without a literal base could reach below, or accept the oracle' }, async () => {
+    const h = harness('rules:\n  - { tool: "*", path: "**/d3/**", decision: deny }\n  - { tool: "*", decision: allow }\n');
+    try {
+      mkdirSync(path.join(tree.ws, 'clean/d2'), { recursive: true });
+      writeFileSync(path.join(tree.ws, 'clean/d2/open.txt'), 'x');
+      const withDenied = await h.call('delete_file', { path: 'd1', recursive: true, dry_run: true });
+      const without = await h.call('delete_file', { path: 'clean', recursive: true, dry_run: true });
+      assert.equal(withDenied.ok, without.ok, `${withDenied.text} | ${without.text}`);
+    } finally {
+      h.close();
+    }
+  });
+});

@@ -9,7 +9,7 @@ import type { Workspace } from '../../workspace/workspace.js';
 import { builtinSearchDir, builtinSearchFile } from './fallback.js';
 import { toJsPattern, type JsPattern } from './regex.js';
 import { itemChunks, keepFirst, pageOf } from './render.js';
-import { locateRg, rgSearch, RgUnavailable } from './rg.js';
+import { locateRg, rgListFiles, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
 import { sortByMtime } from './sort.js';
@@ -145,7 +145,16 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
     if (bin) {
       try {
         const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${dir.fh.fd}` : rp.abs;
-        const result = await rgSearch({ ...common, bin, denyGlobs: rootFreeGlobs(ws.rules.deny), cwd, target: '.', atWorkspaceRoot: rp.relToRoot === '' });
+        const denyGlobs = rootFreeGlobs(ws.rules.deny);
+        const result = await rgSearch({ ...common, bin, denyGlobs, cwd, target: '.', atWorkspaceRoot: rp.relToRoot === '' });
+        if (ws.gate?.asks) {
+          // rg reports matching files only: count what an ask rule leaves out by name, as the built-in walk does.
+          const byName = new DenyFilter(ws, rp.relToRoot, rp.abs);
+          for (const rel of await rgListFiles({ q, bin, denyGlobs, cwd, atWorkspaceRoot: rp.relToRoot === '', signal: ctx.signal })) {
+            if (select.fileSelected(rel)) byName.fileDenied(rel);
+          }
+          deny.askSkipped = byName.askSkipped;
+        }
         return { result, engine: 'ripgrep', fallbackReason };
       } catch (e) {
         if (!(e instanceof RgUnavailable)) throw e;

@@ -84,6 +84,16 @@ export function rgArgs(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'target' | 'atWork
   if (q.fixed_strings) a.push('--fixed-strings');
   if (q.ignore_case) a.push('--ignore-case');
   if (q.multiline) a.push('--multiline');
+  a.push(...selectionArgs(o));
+  if (sorted) a.push('--sort=path');
+  a.push(`--regexp=${q.pattern}`, '--', o.target);
+  return a;
+}
+
+/** The flags that choose which files rg opens (hidden, deny exclusions, the query's globs and type). */
+function selectionArgs(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'target'>): string[] {
+  const { q } = o;
+  const a: string[] = [];
   if (q.hidden) a.push('--hidden');
   // An explicitly named file was already checked against globs and type by the caller.
   if (o.target === '.') {
@@ -99,9 +109,25 @@ export function rgArgs(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'target' | 'atWork
       a.push('--type=tgsel');
     }
   }
-  if (sorted) a.push('--sort=path');
-  a.push(`--regexp=${q.pattern}`, '--', o.target);
   return a;
+}
+
+/**
+ * Every file a search of `cwd` would open, by name only (rg --files with the same selection):
+ * what an `ask` rule leaves out is counted from this list, so skipped_by_policy cannot tell
+ * whether an asked file matches the pattern.
+ */
+export function rgListFiles(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'atWorkspaceRoot' | 'signal'> & { bin: string; cwd: string }): Promise<string[]> {
+  const a = ['--no-config', '--no-require-git', '--no-ignore-global', '--no-messages', '--files', '--null'];
+  if (o.atWorkspaceRoot) a.push('--no-ignore-parent');
+  a.push(...selectionArgs({ ...o, target: '.' }), '--', '.');
+  return new Promise((resolve, reject) => {
+    const child = spawn(o.bin, a, { cwd: o.cwd, stdio: ['ignore', 'pipe', 'ignore'], signal: o.signal });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', (e) => reject(new RgUnavailable(`ripgrep could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`)));
+    child.on('close', () => resolve(Buffer.concat(chunks).toString('utf8').split('\0').filter(Boolean).map(stripDot)));
+  });
 }
 
 function stripDot(p: string): string {
