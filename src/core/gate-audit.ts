@@ -40,6 +40,7 @@ export function spillGuard(stateDir: string, session: Session): SpillGuard {
   try { real = realpathSync(stateDir); } catch { /* not created yet */ }
   const runs = [path.join(stateDir, 'runs'), path.join(real, 'runs')];
   return {
+    dirs: [...new Set(runs)],
     blocks(abs: string): boolean {
       const inRuns = runs.some((r) => abs === r || abs.startsWith(`${r}/`)) || /(^|\/)\.toolgate\/runs(\/|$)/.test(abs);
       return inRuns && !session.spills.has(abs);

@@ -67,7 +67,8 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
     }
     const b = bwrapArgs({
       // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets.
-      secretPaths: [...secrets.paths, ...rules.deniedAbs],
+      // Saved output of every session (spills) is masked too: a command is not the session that got the storage_ref.
+      secretPaths: [...secrets.paths, ...rules.deniedAbs, ...(ctx.workspace.spills?.dirs ?? [])],
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
       protectedAbs: rules.protectedAbs, extraDeny: [...ctx.policy.data.paths.deny, ...ruleDeny], extraProtect: ctx.policy.data.paths.protect,
     }, argv);

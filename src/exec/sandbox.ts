@@ -104,7 +104,6 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
       for (const n of readdirSync(r)) if (/^\.env\./.test(n) || /\.(pem|key)$/.test(n)) mask(path.join(r, n));
     } catch { /* unreadable root: bwrap will say so */ }
     for (const p of extraDeny) mask(path.join(r, p));
-    for (const p of s.secretPaths ?? []) if (p.startsWith(r + '/')) mask(p);
     const prot: Array<[string, 'file' | 'dir']> = [...PROTECTED_IN_ROOT, ...extraProtect.map((p): [string, 'dir'] => [p, 'dir'])];
     for (const [rel, kind] of prot) {
       const p = path.join(r, rel);
@@ -117,8 +116,10 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
     }
   }
   for (const p of s.protectedAbs) if (kindOf(p)) a.push('--ro-bind', p, p);
-  // Secrets outside every root (the user's toolgate state) are masked too: / is bound read-only, not hidden.
-  for (const p of s.secretPaths ?? []) if (!s.roots.some((r) => p.startsWith(r + '/'))) mask(p);
+  // Found secrets, inside the roots or not (the user's toolgate state; / is bound read-only, not
+  // hidden), are masked last: a read-only bind of a protected folder above one (the state dir
+  // above its spills, .vscode above a .env) would otherwise put the real file back.
+  for (const p of s.secretPaths ?? []) mask(p);
   if (!s.network) a.push('--unshare-net');
   a.push('--unshare-pid', '--die-with-parent', '--new-session', '--chdir', s.cwd, '--', ...argv);
   return { args: a, created };

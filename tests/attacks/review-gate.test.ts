@@ -394,3 +394,37 @@ describe('open: a recursive delete tells whether a denied entry lies below (rule
     }
   });
 });
+
+describe("another session's spills through a command", () => {
+  // The state dir (default <root>/.toolgate) is bound read-only in the sandbox, so an allowed
+  // `cat .toolgate/runs/*/observations/*` read every session's saved output: spills are for the
+  // session that got the storage_ref only. The runs folders are masked now, after the protected
+  // binds (which used to put back whatever was masked below them).
+  test('BREAK: a command in session B cannot read the spill session A got', async (t) => {
+    if (!hasBwrap()) return t.skip('needs bwrap: the masks are a bubblewrap feature');
+    const ws = path.join(tree.ws, '..', 'spill-ws');
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(path.join(ws, 'many.txt'), Array.from({ length: 300 }, (_, i) => `spilled-line-${i}`).join('\n'));
+    mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    writeFileSync(path.join(ws, '.vscode', '.env'), `KEY=${SECRET_TEXT}\n`);
+    const policy = policyFromYaml('rules:\n  - { tool: run_command, command: ["*"], decision: allow }\nlimits: { output_lines: 5 }\nsandbox: { backend: bwrap }\n');
+    const h = new Harness([ws], { policy });
+    try {
+      const g = await h.call('grep', { pattern: 'spilled-line', path: '.', output_mode: 'content', head_limit: 300 });
+      assert.ok(g.artifacts.storage_ref, `no spill: ${g.text}`);
+      const other = new SessionRoots(h.rt, [ws], new Session());
+      const call = async (tool: string, args: unknown) => (await runCall(h.rt, other, tool, args, { signal: new AbortController().signal })).envelope;
+      for (const command of ['cat .toolgate/runs/*/observations/* | grep -c spilled-line-2', 'find .toolgate -type f | sort | head -50', 'cat .vscode/.e* | cat']) {
+        const env = await call('run_command', { command });
+        const out = String((env.data as { output?: string } | null)?.output ?? env.text);
+        assert.ok(!/spilled-line|observations\/tc_|TOPSECRET/.test(out.replace(/grep -c spilled-line-2/, '')) && !/^[1-9]/m.test(out), `${command}: ${out.slice(0, 300)}`);
+      }
+      // Control: the audit stays readable (protected, not secret).
+      const audit = await call('run_command', { command: 'head -c 20 .toolgate/audit.jsonl | cat' });
+      assert.match(String((audit.data as { output?: string }).output), /\{/, audit.text);
+    } finally {
+      await h.session.dispose();
+      h.close();
+    }
+  });
+});
