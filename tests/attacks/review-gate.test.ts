@@ -428,3 +428,32 @@ describe("another session's spills through a command", () => {
     }
   });
 });
+
+describe('audit redaction of model-chosen text (strings)', () => {
+  // These reached the audit in clear before: spaces around "=", a secret flag's next word, a
+  // URL's password, a Cookie header, npm and GitLab tokens, bearer/connectionString/dsn keys.
+  const strings = [
+    'aws_secret_access_key = abc123xyz', 'curl https://user:abc123xyz@host/x', 'git push https://me:abc123xyz@example.com/r.git',
+    'mysqladmin --password abc123xyz status', 'tool --api-key "abc123xyz"', 'gh auth login --token abc123xyz', 'curl -H "Cookie: session=abc123xyz" https://x',
+    `npm config set //registry.npmjs.org/:_authToken npm_${'a'.repeat(36)}`, 'glpat-abc123xyzabc123xyzab',
+  ];
+  for (const s of strings) {
+    test(`BREAK: ${JSON.stringify(s).slice(0, 60)}`, async () => {
+      const { redact } = await import('../../src/audit/redact.js');
+      const r = redact({ command: s }) as { command: string };
+      assert.ok(!/abc123xyz|npm_a{36}/.test(r.command), r.command);
+    });
+  }
+  for (const key of ['bearer', 'connectionString', 'DATABASE_DSN']) {
+    test(`BREAK: key ${key}`, async () => {
+      const { redact } = await import('../../src/audit/redact.js');
+      assert.deepEqual(redact({ [key]: 'abc123xyz' }), { [key]: '[REDACTED]' });
+    });
+  }
+  test('ordinary flags and words stay', async () => {
+    const { redact } = await import('../../src/audit/redact.js');
+    for (const s of ['npm test -- --max-tokens 5', 'node x.js --token-file ./t.txt', 'ssh-keygen -t ed25519', 'git log --oneline -5', 'https://example.com:8080/a@b']) {
+      assert.equal(redact(s), s);
+    }
+  });
+});
