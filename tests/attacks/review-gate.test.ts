@@ -457,3 +457,38 @@ describe('audit redaction of model-chosen text (strings)', () => {
     }
   });
 });
+
+describe("another session's spills through a walk of the state dir", () => {
+  // read_file of a spill path was refused, but grep/glob with path: ".toolgate" walked into
+  // runs/ and returned other sessions' saved output (names and lines). Walks now leave every
+  // spill out, as resolve() refuses it.
+  for (const [engine, rg] of [['ripgrep', undefined], ['builtin', 'off']] as const) {
+    test(`BREAK: grep and glob of .toolgate (${engine}) do not reach runs/`, async () => {
+      const ws = path.join(tree.ws, '..', `spill-walk-${engine}`);
+      mkdirSync(ws, { recursive: true });
+      writeFileSync(path.join(ws, 'many.txt'), Array.from({ length: 300 }, (_, i) => `walked-line-${i}`).join('\n'));
+      const saved = process.env.TOOLGATE_RG;
+      if (rg) process.env.TOOLGATE_RG = rg; else delete process.env.TOOLGATE_RG;
+      const h = new Harness([ws], { policy: policyFromYaml('limits: { output_lines: 5 }\n') });
+      try {
+        const g = await h.call('grep', { pattern: 'walked-line', path: '.', output_mode: 'content', head_limit: 300 });
+        const ref = g.artifacts.storage_ref!;
+        assert.ok(ref, g.text);
+        const other = new SessionRoots(h.rt, [ws], new Session());
+        const call = async (tool: string, args: unknown) => (await runCall(h.rt, other, tool, args, { signal: new AbortController().signal })).envelope;
+        for (const [tool, args] of [
+          ['grep', { pattern: 'walked-line-2', path: '.toolgate', hidden: true }], ['grep', { pattern: 'walked-line-2', path: '.toolgate', output_mode: 'content' }],
+          ['grep', { pattern: 'walked', path: '.toolgate', output_mode: 'count', hidden: true, glob: '*.txt' }],
+          ['glob', { pattern: '**', path: '.toolgate', hidden: true, gitignore: false }], ['glob', { pattern: '**/*.txt', path: '.toolgate' }],
+        ] as const) {
+          const env = await call(tool, args);
+          const s = JSON.stringify(env.data ?? env.error);
+          assert.ok(!s.includes(path.basename(ref)) && !s.includes('/observations/') && !/walked-line-2\d/.test(s.replace(/"walked-line-2"/g, '')), `${tool} ${JSON.stringify(args)}: ${s.slice(0, 400)}`);
+        }
+      } finally {
+        if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
+        h.close();
+      }
+    });
+  }
+});

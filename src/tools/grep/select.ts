@@ -128,7 +128,7 @@ export class DenyFilter {
     let v = this.dirs.get(rel);
     if (v === undefined) {
       const slash = rel.lastIndexOf('/');
-      v = this.ws.rules.isDenied(this.toRoot(rel) || null, this.toAbs(rel))
+      v = this.ws.rules.isDenied(this.toRoot(rel) || null, this.toAbs(rel)) || !!this.ws.spills?.blocks(this.toAbs(rel))
         || (rel !== '' && (this.dirDenied(slash < 0 ? '' : rel.slice(0, slash)) || this.policy(rel, true)));
       this.dirs.set(rel, v);
     }

@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import type { PathGate } from '../../workspace/path-gate.js';
+import type { PathGate, SpillGuard } from '../../workspace/path-gate.js';
 import { INSIDE, otherRels } from '../../workspace/path-rules.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { IgnoreStack } from './ignore-stack.js';
@@ -42,6 +42,7 @@ export class EntryFilter {
   private readonly deniedAbs: ReadonlySet<string>;
   private readonly gate: PathGate | undefined;
   private readonly bases: readonly string[];
+  private readonly spills: SpillGuard | undefined;
 
   constructor(ws: Workspace, readonly opts: FilterOptions) {
     this.deny = ws.rules.denyMatch;
@@ -49,11 +50,14 @@ export class EntryFilter {
     this.deniedAbs = new Set(ws.rules.deniedAbs);
     this.gate = ws.gate;
     this.bases = ws.rules.bases;
+    this.spills = ws.spills;
   }
 
   isDenied(relToRoot: string, abs: string, isDir: boolean): boolean {
     // The walk reached `abs` through admitted ancestors, so an exact hit is enough here.
     if (this.deniedAbs.has(abs)) return true;
+    // Saved output (spills) of any session: a walk of the state dir does not list or search it.
+    if (this.spills?.blocks(abs)) return true;
     const a = abs.slice(1);
     if (this.deny(a) || (isDir && this.deny(`${a}/${INSIDE}`))) return true;
     // Under every root that holds the entry (nested roots), not only the one the walk started in.
