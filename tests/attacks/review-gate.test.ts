@@ -492,3 +492,31 @@ describe("another session's spills through a walk of the state dir", () => {
     });
   }
 });
+
+describe('a denied path after an asked one (several paths in one call)', () => {
+  // apply_patch checked each section's state as it resolved it: an asked file that existed let
+  // the plan reach the denied section (ToolNotAllowed), a missing one stopped it first (held for
+  // approval: ApprovalRequired). The reply told whether the asked file existed, without approval.
+  const m = (p: string) => `--- a/${p}\n+++ b/${p}\n@@ -1 +1 @@\n-zz\n+b\n`;
+  const add = (p: string) => `--- /dev/null\n+++ b/${p}\n@@ -0,0 +1 @@\n+new\n`;
+  const tables: Array<[string, string[]]> = [
+    ['modify asked, then a denied file', ['asked/q.txt', 'asked/missing', 'asked/sub', 'asked/nodir/x', 'asked/fifo'].map((p) => m(p) + m('priv/x'))],
+    ['add asked, then a denied file', ['asked/q.txt', 'asked/new', 'asked/sub'].map((p) => add(p) + m('priv/x'))],
+    ['modify asked, then a missing denied file', ['asked/q.txt', 'asked/missing'].map((p) => m(p) + add('priv/new'))],
+  ];
+  for (const [label, patches] of tables) {
+    test(`BREAK: apply_patch, ${label}: one answer in ci mode`, async () => {
+      const h = harness(`${GATE_POLICY}\nmode: ci\n`);
+      try {
+        const seen = new Set<string>();
+        for (const patch of patches) {
+          const env = await h.call('apply_patch', { patch, dry_run: true });
+          seen.add(`${env.error?.code} ${env.error?.message.replace(/asked\/\S+/g, '<A>')}`);
+        }
+        assert.equal(seen.size, 1, [...seen].join('\n'));
+      } finally {
+        h.close();
+      }
+    });
+  }
+});

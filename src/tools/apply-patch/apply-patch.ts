@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, descriptionBeside } from '../../core/define-tool.js';
-import { ToolError } from '../../core/errors.js';
+import { ToolError, isToolError } from '../../core/errors.js';
+import { isPolicyRefusal } from '../../core/gate-audit.js';
 import type { PlanTarget, ResolvedPath } from '../../core/types.js';
 import { changeFields, boundedDiff } from '../../fs-write/result.js';
 import { withPathLocks } from '../../fs-write/path-lock.js';
@@ -48,16 +49,38 @@ export const applyPatchTool = defineTool({
       seen.set(rp.abs, rp.input);
     };
     const parts: string[] = [];
+    // Every path is judged (resolve: the rules, the lists) before any is looked at: otherwise a
+    // denied path after an asked one would be refused or held depending on the asked one's state.
+    // resolve() itself may fail on what it finds (a FIFO, a dangling link): such a failure waits
+    // until every later path was judged too.
+    const resolved: Array<{ from: ResolvedPath | null; to: ResolvedPath | null }> = [];
+    let found: unknown;
+    const judged = async (p: string, access: 'write' | 'delete' | 'create'): Promise<ResolvedPath | null> => {
+      try {
+        return await ctx.workspace.resolve(p, access);
+      } catch (e) {
+        if (!isToolError(e) || isPolicyRefusal(e)) throw e;
+        found ??= e;
+        return null;
+      }
+    };
     for (const fp of files) {
+      resolved.push({
+        from: fp.from !== null ? await judged(fp.from, fp.op === 'modify' ? 'write' : 'delete') : null,
+        to: fp.to !== null && fp.op !== 'modify' ? await judged(fp.to, 'create') : null,
+      });
+    }
+    if (found) throw found;
+    for (const [i, fp] of files.entries()) {
       if (fp.from !== null) {
-        const rp = await ctx.workspace.resolve(fp.from, fp.op === 'modify' ? 'write' : 'delete');
+        const rp = resolved[i]!.from!;
         if (!rp.exists) throw new ToolError('NotFound', `${rp.display} (named by the patch) does not exist.`, { details: { path: rp.display } });
         if (rp.kind !== 'file') throw new ToolError('PatchFailed', `${rp.display} is not a file.`);
         claim(rp);
         targets.push({ kind: 'path', access: fp.op === 'modify' ? 'write' : 'delete', path: rp });
       }
       if (fp.to !== null && fp.op !== 'modify') {
-        const rp = await ctx.workspace.resolve(fp.to, 'create');
+        const rp = resolved[i]!.to!;
         if (rp.exists) throw new ToolError('AlreadyExists', `${rp.display} already exists; the patch ${fp.op === 'add' ? 'adds' : 'renames a file to'} it. Change it with a modify section instead.`, { details: { path: rp.display } });
         claim(rp);
         targets.push({ kind: 'path', access: 'create', path: rp });
