@@ -17,6 +17,7 @@ import { formatZodError, shortArgs, shellQuote } from './format.js';
 import { withDeadline } from './deadline.js';
 import { circuitFor } from './circuit.js';
 import { PolicyPathGate } from '../policy/gate.js';
+import type { AskedPath } from '../workspace/path-gate.js';
 import { commandFacts, decisionOfError, isPolicyRefusal, partsAsGiven, rememberSpills, spillGuard, spillRefsOf } from './gate-audit.js';
 import type { Plan, PlanTarget } from './types.js';
 import { previewDiff } from '../approvals/preview.js';
@@ -119,25 +120,26 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
       // A path an `ask` rule covers shows its state (missing, a folder, not read yet…) only to an
       // approved call: otherwise ci mode or a refusal would tell a present file from an absent one.
       if (gate?.asked.length && isToolError(e) && !isPolicyRefusal(e)) {
-        const targets: PlanTarget[] = gate.asked.map((a) => ({
-          kind: 'path', access: a.access,
-          path: { input: a.input, abs: a.abs, display: a.input, rootIndex: ws!.locate(a.abs)?.rootIndex ?? 0, relToRoot: a.relToRoot ?? '', exists: false, kind: 'missing', bases: ws!.rules.bases },
-        }));
+        const targets = askedTargets(gate.asked, ws);
         const held: Plan = { targets, summary: `${tool.name} ${gate.asked.map((a) => a.input).join(', ')}` };
         verdict = evaluate(tool, targets, rt.policy);
         if (verdict.decision === 'ask') approval = await approve(held, verdict, false);
       }
       throw e;
     }
-    verdict = evaluate(tool, plan.targets, rt.policy);
+    // Every path resolve() admitted under an ask rule is judged, whether or not the tool made it a
+    // target (a command's cwd, the files its readers name): an ask rule holds for them too.
+    const extra = gate?.asked.length ? askedTargets(gate.asked.filter((a) => !plan.targets.some((t) => t.kind === 'path' && (t.path.abs === a.abs || t.path.lexical?.abs === a.abs))), ws) : [];
+    const judgedPlan: Plan = extra.length ? { ...plan, targets: [...plan.targets, ...extra] } : plan;
+    verdict = evaluate(tool, judgedPlan.targets, rt.policy);
     if (verdict.decision === 'deny') {
-      const parts = partsAsGiven(verdict, plan.targets);
+      const parts = partsAsGiven(verdict, judgedPlan.targets);
       const denied = parts.filter((p) => p.decision === 'deny');
       const net = denied.every((p) => p.kind === 'domain');
       throw new ToolError(net ? 'NetworkDenied' : 'ToolNotAllowed', `The policy denies this ${tool.name} call: ${denied.map((p) => `${p.target} (${p.rule})`).join('; ')}.${net ? ` A policy rule {tool: ${tool.name}, domain: HOST, decision: allow} would allow it.` : ''}`,
         { details: { parts } });
     }
-    if (verdict.decision === 'ask') approval = await approve(plan, verdict);
+    if (verdict.decision === 'ask') approval = await approve(judgedPlan, verdict);
     stage = 'run';
     if (tool.inspect) await tool.inspect(parsed, plan, planCtx);
     const timeout = tool.timeout_ms ?? rt.policy.data.limits.timeout_ms;
@@ -197,6 +199,14 @@ function approvalRefusal(e: ToolError): { source?: string; id?: string } {
     ...(typeof d?.answered_by === 'string' ? { source: d.answered_by } : {}),
     ...(typeof d?.approval_id === 'string' ? { id: d.approval_id } : {}),
   };
+}
+
+/** Paths resolve() admitted under an ask rule, as targets the gate judges (their state is not shown). */
+function askedTargets(asked: AskedPath[], ws: Workspace): PlanTarget[] {
+  return asked.map((a) => ({
+    kind: 'path', access: a.access,
+    path: { input: a.input, abs: a.abs, display: a.input, rootIndex: ws.locate(a.abs)?.rootIndex ?? 0, relToRoot: a.relToRoot ?? '', exists: false, kind: 'missing', bases: ws.rules.bases },
+  }));
 }
 
 /**

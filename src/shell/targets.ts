@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isToolError } from '../core/errors.js';
+import { isPolicyRefusal } from '../core/gate-audit.js';
 import type { CommandWord, PlanTarget } from '../core/types.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Analysis } from './analyze.js';
@@ -91,6 +92,9 @@ async function fileTarget(f: FileRef, abs: string, writes: boolean, o: TargetOpt
     return writes ? { kind: 'path', access: f.access === 'delete' ? 'delete' : 'write', path: rp } : null;
   } catch (e) {
     if (!isToolError(e)) throw e;
+    // A path an ask rule covers shows its state (a FIFO, a dangling link) only once approved: the
+    // pipeline asks about every path resolve() admitted under an ask rule.
+    if (!isPolicyRefusal(e) && o.workspace.gate?.asked.some((a) => a.abs === abs)) return null;
     if (e.code === 'PathTraversalBlocked') {
       if (o.workspace.rules.isDenied(null, abs)) return denyPart(label, `${abs} is on the secrets deny list (paths.deny)`);
       if ((f.access === 'read' || f.access === 'search') && !sandboxed) return askPart(`${f.via} reads ${abs}, outside the workspace, and no OS sandbox hides the secrets there`);

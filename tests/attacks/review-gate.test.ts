@@ -520,3 +520,40 @@ describe('a denied path after an asked one (several paths in one call)', () => {
     });
   }
 });
+
+describe('an ask rule holds for a command: its cwd and the files its readers name', () => {
+  // A command's cwd and the files a reader (cat, head…) names were resolved (deny held) but never
+  // judged for ask: with `command: ["*"]` allowed, `cat asked/q.txt | cat` printed an asked file in
+  // ci mode, and `cwd: asked` ran; a missing cwd was held instead (an existence oracle), and a
+  // reader on an asked FIFO was refused with a message saying it is a FIFO.
+  const cases: Array<[string, string | undefined]> = [
+    ['cat asked/q.txt | cat', undefined], ['cat asked/missing | cat', undefined], ['head -1 asked/fifo | cat', undefined], ['cat asked/dangling | cat', undefined],
+    ['cat q.txt | cat', 'asked'], ['cat x | cat', 'asked/missing'], ['cat x | cat', 'asked/sub'], ['echo hi', 'asked/nodir/deeper'],
+  ];
+  test('BREAK: ci mode: every one is held (ApprovalRequired), none runs, one message', async () => {
+    const h = harness(`${GATE_POLICY}  - { tool: run_command, command: ["*"], decision: allow }\nmode: ci\n`);
+    try {
+      const seen = new Set<string>();
+      for (const [command, cwd] of cases) {
+        const env = await h.call('run_command', { command, ...(cwd ? { cwd } : {}) });
+        assert.equal(env.error?.code, 'ApprovalRequired', `${command} in ${cwd ?? '.'}: ${env.text}`);
+        assert.ok(!JSON.stringify(env).includes(SECRET_TEXT));
+        seen.add(env.error!.message.replace(/`[^`]*`|asked\/\S*/g, '<C>').split('.')[0]!);
+      }
+      assert.equal(seen.size, 1, [...seen].join('\n'));
+      // Denied paths beside asked ones: refused alike whatever the asked path is.
+      const d = new Set<string>();
+      for (const p of ['asked/q.txt', 'asked/missing', 'asked/fifo', 'asked/dangling']) {
+        const env = await h.call('run_command', { command: `cat ${p} priv/x` });
+        d.add(`${env.error?.code} ${env.error?.message.replace(p, '<P>')}`);
+      }
+      assert.equal(d.size, 1, [...d].join('\n'));
+      // Control: a command next to the asked folder runs.
+      const ok = await h.call('run_command', { command: 'cat pub/a.txt | cat' });
+      assert.equal(ok.ok, true, ok.text);
+    } finally {
+      await h.session.dispose();
+      h.close();
+    }
+  });
+});
