@@ -1,7 +1,9 @@
 import type { CommandWord } from '../core/types.js';
+import { gitCall } from './git.js';
 
 /** `search`: reads every file under a directory (grep -r, rg): only the OS sandbox hides the secrets in it. */
-export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete';
+export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete' | 'link';
+// `link`: the target of `ln` — judged like a write (a link to a protected or denied path is refused), never a path target.
 
 /** A path a command names, and what it does to it. */
 export interface FileRef {
@@ -51,10 +53,10 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
     if (t > 0) {
       const dest = words[t]!.text.includes('=') ? { ...words[t]!, text: words[t]!.text.split('=').slice(1).join('=') } : words[t + 1];
       if (dest) add([dest], 'write');
-      add(ops.filter((w) => w !== dest), prog === 'mv' ? 'delete' : 'read');
+      add(ops.filter((w) => w !== dest), prog === 'mv' ? 'delete' : prog === 'ln' ? 'link' : 'read');
     } else if (ops.length > 0) {
-      add(ops.slice(-1), 'write');
-      add(ops.slice(0, -1), prog === 'mv' ? 'delete' : 'read');
+      add(ops.slice(-1), prog === 'ln' && ops.length === 1 ? 'link' : 'write');
+      add(ops.slice(0, -1), prog === 'mv' ? 'delete' : prog === 'ln' ? 'link' : 'read');
     }
   } else if (DELETERS.has(prog)) add(ops, 'delete');
   else if (TOUCHERS.has(prog)) add(ops, 'write');
@@ -104,12 +106,46 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
   }
   if ((prog === 'uniq' || prog === 'xxd') && ops.length >= 2) add([ops[1]!], 'write');
   if ((prog === 'split' || prog === 'csplit') && ops.length >= 2) add([ops[ops.length - 1]!], 'write');
+  if (prog === 'git') refs.push(...gitEffects(words));
   if (prog === 'find') {
     for (let i = 1; i < words.length; i++) {
       const t = words[i]!.text;
       if (t === '-delete') add(findStarts(words), 'delete');
       if (/^-f(print0?|printf|ls)$/.test(t) && words[i + 1]) add([words[i + 1]!], 'write');
     }
+  }
+  return refs;
+}
+
+const join = (dir: CommandWord | undefined, rel: string): CommandWord =>
+  (dir ? { text: `${dir.text.replace(/\/+$/, '')}/${rel}`, literal: dir.literal } : { text: rel, literal: true });
+
+/**
+ * git: the folder -C names is read (listed); `git config` writes the repository's .git/config
+ * (or the file --file names, or ~/.gitconfig), `git init`/`clone` create one. Both are
+ * protected (paths.protect), so these are refused by the path lists; `cd sub && git config`
+ * is caught the same way, as relative paths are judged against every `cd` target.
+ */
+function gitEffects(words: CommandWord[]): FileRef[] {
+  const call = gitCall(words);
+  const refs: FileRef[] = call.dirs.map((d) => ({ word: d, access: 'list', via: 'git -C' }));
+  const dir = call.dirs[call.dirs.length - 1];
+  const rest = words.slice(words.findIndex((w) => w.text === call.sub) + 1);
+  if (call.sub === 'config' && call.writes) {
+    const fi = rest.findIndex((w) => w.text === '-f' || w.text === '--file' || w.text.startsWith('--file='));
+    if (fi >= 0) {
+      const w = rest[fi]!;
+      const f = w.text.startsWith('--file=') ? { ...w, text: w.text.slice(7) } : rest[fi + 1];
+      if (f) refs.push({ word: f, access: 'write', via: 'git config --file' });
+    } else if (rest.some((w) => w.text === '--global')) refs.push({ word: { text: '~/.gitconfig', literal: false }, access: 'write', via: 'git config --global' });
+    else if (rest.some((w) => w.text === '--system')) refs.push({ word: { text: '/etc/gitconfig', literal: true }, access: 'write', via: 'git config --system' });
+    else refs.push({ word: join(dir, '.git/config'), access: 'write', via: 'git config' });
+  }
+  if (call.sub === 'init' || call.sub === 'clone') {
+    const ops = rest.filter((w) => !w.text.startsWith('-'));
+    const target = call.sub === 'init' ? ops[0] : ops[1] ?? (ops[0] ? { text: ops[0].text.replace(/\.git$/, '').split(/[/:]/).pop() ?? 'x', literal: ops[0].literal } : undefined);
+    const base = target ? (dir && !target.text.startsWith('/') ? join(dir, target.text) : target) : dir;
+    refs.push({ word: join(base, '.git/config'), access: 'write', via: `git ${call.sub}` });
   }
   return refs;
 }
