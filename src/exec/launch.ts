@@ -8,7 +8,8 @@ import { buildEnv } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
 import { Running } from './run.js';
 import { bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
-import { MAX_SECRET_MOUNTS, scanSecrets } from './secret-scan.js';
+import { MAX_SECRET_MOUNTS } from './secret-scan.js';
+import { sandboxMasks } from './masks.js';
 
 export interface LaunchInput {
   command: string;
@@ -55,15 +56,15 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   let release = () => {};
   if (choice.backend === 'bwrap') {
     const rules = ctx.workspace.rules;
-    const secrets = await scanSecrets(ctx.workspace.roots, rules);
-    if (secrets.incomplete || secrets.paths.length > MAX_SECRET_MOUNTS) {
-      throw new ToolError('ToolNotAllowed', secrets.incomplete
-        ? 'The workspace is too large to find every secret file (paths.deny) to mask in the sandbox; install ripgrep or use a smaller workspace.'
-        : `The workspace holds ${secrets.paths.length} secret files (paths.deny), more than the sandbox masks (${MAX_SECRET_MOUNTS}); move them out or narrow the workspace.`);
+    const masks = await sandboxMasks(ctx);
+    if (masks.incomplete || masks.hide.length + masks.readonly.length > MAX_SECRET_MOUNTS) {
+      throw new ToolError('ToolNotAllowed', masks.incomplete
+        ? 'The workspace is too large to find every secret or protected path to mask in the sandbox; use a smaller workspace.'
+        : `The workspace holds ${masks.hide.length + masks.readonly.length} secret, denied or protected paths, more than the sandbox masks (${MAX_SECRET_MOUNTS}); move some out or narrow the workspace.`);
     }
     const b = bwrapArgs({
       // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets.
-      secretPaths: [...secrets.paths, ...rules.deniedAbs],
+      secretPaths: [...masks.hide, ...rules.deniedAbs], readonlyPaths: masks.readonly,
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
       protectedAbs: rules.protectedAbs, extraDeny: ctx.policy.data.paths.deny, extraProtect: ctx.policy.data.paths.protect,
     }, argv);

@@ -2,7 +2,8 @@ import type { CommandWord } from '../core/types.js';
 import { gitCall } from './git.js';
 
 /** `search`: reads every file under a directory (grep -r, rg): only the OS sandbox hides the secrets in it. */
-export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete' | 'link';
+export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete' | 'link' | 'walk';
+// `walk`: every name below a folder (find, du, tree, ls -R), no content.
 // `link`: the target of `ln` — judged like a write (a link to a protected or denied path is refused), never a path target.
 
 /** A path a command names, and what it does to it. */
@@ -23,6 +24,24 @@ const GREPS = new Set(['grep', 'egrep', 'fgrep', 'rg']);
 /** `-fFILE` attached to a short-option cluster (grep, awk, sed, jq…). */
 const FILE_OPT = /^-[a-zA-Z]*f(.+)$/;
 const LISTERS = new Set(['ls', 'tree', 'du', 'find']);
+/** Programs that pack whole folders given as operands. */
+const ARCHIVERS = new Set(['tar', 'zip', '7z', 'cpio']);
+
+/** Folders and files an archiver reads: tar's operands (not the -f value), zip's after the archive name. */
+function archiveInputs(prog: string, words: CommandWord[]): CommandWord[] {
+  const out: CommandWord[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const t = words[i]!.text;
+    if (prog === 'tar' && (t === '-f' || t === '--file' || t === '-C' || t === '--directory')) { i++; continue; }
+    if (prog === 'tar' && i === 1 && !t.startsWith('-')) continue; // `tar cf …`: the old-style flag word
+    if (t.startsWith('-') && t !== '-') continue;
+    out.push(words[i]!);
+  }
+  // `tar cf ARCHIVE dir…` (old style): the archive is the first operand.
+  if (prog === 'tar' && words[1] && !words[1].text.startsWith('-') && /f/.test(words[1].text)) out.shift();
+  if (prog === 'zip' || prog === '7z') out.shift();
+  return out;
+}
 const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred']);
 const TOUCHERS = new Set(['touch', 'mkdir', 'truncate', 'mkfifo', 'mknod']);
 
@@ -87,7 +106,13 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
       else if (!t.startsWith('--') && FILE_OPT.test(t)) add([{ ...w, text: t.replace(FILE_OPT, '$1') }], 'read');
     }
   }
-  else if (LISTERS.has(prog)) add(prog === 'find' ? findStarts(words) : ops, 'list');
+  else if (LISTERS.has(prog)) {
+    // find, du, tree and ls -R walk the whole folder: a search (every name below it), not one listing.
+    const deep = prog !== 'ls' || hasOpt(words, /^(-[a-zA-Z]*R[a-zA-Z]*|--recursive)$/);
+    const starts = prog === 'find' ? findStarts(words) : ops.length ? ops : [{ text: '.', literal: true }];
+    add(starts, deep ? 'walk' : 'list');
+  }
+  if (ARCHIVERS.has(prog)) add(archiveInputs(prog, words), 'search');
   // Options of otherwise read-only tools that write a file.
   const OUTPUT_OPTS: Record<string, RegExp> = {
     git: /^(--output|--output-directory)$/, sort: /^(-o|--output)$/, less: /^(-o|-O|--log-file|--LOG-FILE)$/,

@@ -26,6 +26,13 @@ export interface TargetOptions {
   pathRule?: (rel: string, asDir: boolean) => PathVerdict;
   /** Whether a folder holds a protected path (a nested `.git`, `.vscode`…): deleting or moving it is refused. */
   protectedInside?: (abs: string) => boolean | Promise<boolean>;
+  /**
+   * Set when the user's rules deny paths to commands and no OS sandbox hides them: a walk or
+   * search of a folder, and any read whose path is known only when it runs, is refused, since
+   * static analysis cannot keep it out of the denied area. Judged on the text alone (never on
+   * what the folder holds), so the refusal reveals nothing about the denied paths.
+   */
+  strictReads?: boolean;
 }
 
 /** Files a command may always write: they are not files. */
@@ -59,7 +66,11 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
   for (const f of a.files) {
     const lp = literalPath(f.word, o.home);
     const writes = f.access === 'write' || f.access === 'delete';
-    const reads = f.access === 'read' || f.access === 'search' || f.access === 'link' || (f.access === 'list' && !!o.pathRule);
+    const reads = f.access === 'read' || f.access === 'search' || f.access === 'link' || ((f.access === 'list' || f.access === 'walk') && !!o.pathRule);
+    if (lp === null && reads && !sandboxed && o.strictReads) {
+      out.push(denyPart(`${f.via} ${f.access} ${f.word.text}`, 'a path known only when it runs, and no OS sandbox hides what your path rules deny'));
+      continue;
+    }
     if (lp === null) {
       if (writes) out.push(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${f.word.text} (a path known only when it runs)`));
       else if (reads && !sandboxed) out.push(askPart(`${f.via} reads ${f.word.text} (a path known only when it runs, and no OS sandbox hides the secrets)`));
@@ -104,11 +115,14 @@ async function fileTarget(f: FileRef, abs: string, writes: boolean, o: TargetOpt
   const lexical = ruleTarget(label, relInRoots(o.workspace.roots, abs), asDir, o);
   if (lexical) return lexical;
   try {
-    const rp = await o.workspace.resolve(abs, f.access === 'delete' || f.access === 'link' ? (f.access === 'delete' ? 'delete' : 'write') : writes ? 'write' : f.access === 'list' ? 'list' : 'read');
+    const rp = await o.workspace.resolve(abs, f.access === 'delete' || f.access === 'link' ? (f.access === 'delete' ? 'delete' : 'write') : writes ? 'write' : f.access === 'list' || f.access === 'walk' ? 'list' : 'read');
     const real = ruleTarget(label, rp.relToRoot, asDir, o);
     if (real) return real;
     if (f.access === 'delete' && rp.kind === 'dir' && o.protectedInside && await o.protectedInside(rp.abs)) {
       return denyPart(label, `${rp.display} holds protected paths (paths.protect: a .git, .vscode…); no command may delete or move it`);
+    }
+    if (!sandboxed && o.strictReads && (f.access === 'search' || f.access === 'walk' || (f.access === 'read' && rp.kind === 'dir'))) {
+      return denyPart(label, 'a walk or search of a folder, and your path rules deny some paths to commands while no OS sandbox hides them; name the files you need');
     }
     if (f.access === 'search' && !sandboxed) return askPart(`${f.via} reads every file under ${rp.display} (secrets included: no OS sandbox hides them)`);
     return writes ? { kind: 'path', access: f.access === 'delete' ? 'delete' : 'write', path: rp } : null;

@@ -58,6 +58,7 @@ export async function planCommand(command: string, cwdArg: string | undefined, c
   const targets = await planTargets(analysis, {
     workspace: ctx.workspace, cwd: cwd.abs, home, privateTmp: backend.backend === 'bwrap', sandboxed: backend.backend === 'bwrap', network,
     pathRule, protectedInside: (abs) => holdsProtected(ctx.workspace, abs),
+    strictReads: backend.backend === 'none' && !!pathRule,
   });
   const n = analysis.parts.length;
   return { plan: { targets, summary: `run \`${command}\` in ${cwd.display} (${n} command${n === 1 ? '' : 's'})` }, analysis, cwd };

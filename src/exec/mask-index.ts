@@ -1,0 +1,167 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { lstat, opendir } from 'node:fs/promises';
+import path from 'node:path';
+import type { PathRules } from '../workspace/path-rules.js';
+
+/** How one path is treated inside the sandbox. */
+export type MaskKind = 'hide' | 'readonly';
+
+/** What the index needs to classify a path inside its root. */
+export interface MaskRules {
+  rules: PathRules;
+  /** The user's deny rules for commands (rules: with a path, for run_command or `*`): `asDir` asks "does it cover everything inside?". */
+  userDeny?: (rel: string, asDir: boolean) => boolean;
+}
+
+/** Entries a (re)build looks at before it gives up: the caller then refuses rather than half-masks. */
+export const INDEX_CAP = 1_000_000;
+/** Changed paths kept one by one; past this the next use rebuilds. */
+const PENDING_CAP = 20_000;
+
+/**
+ * The paths of one root that the sandbox must hide (secrets, paths a user deny rule covers)
+ * or make read-only (protected paths at any depth: a nested `.git`, `sub/.vscode`…). Built
+ * once by a walk, then kept current by a recursive file watcher: changed paths are re-judged
+ * (a new folder is walked) just before the next command starts; a watcher error or too many
+ * changes rebuild it. So the cost of a command no longer grows with the tree.
+ */
+export class MaskIndex {
+  private readonly entries = new Map<string, MaskKind>();
+  private pending = new Set<string>();
+  private stale = true;
+  private incomplete = false;
+  private watcher: FSWatcher | null = null;
+  private building: Promise<void> | null = null;
+
+  constructor(readonly root: string, private readonly m: MaskRules, private readonly opts: { watch?: boolean } = {}) {}
+
+  /** Classifies a path (relative to the root) on its own: hide beats readonly. */
+  classify(rel: string, abs: string, isDir: boolean): MaskKind | null {
+    if (this.m.rules.isDenied(rel, abs, isDir) || this.m.userDeny?.(rel, isDir)) return 'hide';
+    if (this.m.rules.isProtected(rel, abs)) return 'readonly';
+    return null;
+  }
+
+  /** Tells the index about a path toolgate itself changed (its own writes need no watcher round trip). */
+  touched(abs: string): void {
+    const rel = path.relative(this.root, abs);
+    if (!rel.startsWith('..') && !path.isAbsolute(rel)) this.note(rel);
+  }
+
+  /** The current mask set: absolute path → kind, top-most paths only. `incomplete` when the walk hit its cap. */
+  async current(): Promise<{ paths: Map<string, MaskKind>; incomplete: boolean }> {
+    this.ensureWatcher();
+    // Let the event loop deliver watcher events already queued (a command that just ended).
+    await new Promise((r) => setImmediate(r));
+    if (this.stale) await this.rebuild();
+    else if (this.pending.size) await this.drain();
+    const out = new Map<string, MaskKind>();
+    for (const [rel, kind] of this.entries) out.set(path.join(this.root, rel), kind);
+    return { paths: out, incomplete: this.incomplete };
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
+  private note(rel: string): void {
+    if (this.stale) return;
+    if (this.pending.size >= PENDING_CAP) { this.stale = true; this.pending.clear(); return; }
+    this.pending.add(rel.split(path.sep).join('/'));
+  }
+
+  private ensureWatcher(): void {
+    if (this.watcher || this.opts.watch === false) return;
+    try {
+      this.watcher = watch(this.root, { recursive: true, persistent: false }, (_ev, name) => {
+        if (name === null || name === undefined) { this.stale = true; return; }
+        this.note(String(name));
+      });
+      this.watcher.on('error', () => { this.stale = true; this.watcher?.close(); this.watcher = null; });
+    } catch {
+      // No watcher (too many watches, unsupported): rebuild before every command.
+      this.watcher = null;
+    }
+  }
+
+  private async rebuild(): Promise<void> {
+    if (this.building) return this.building;
+    this.building = (async () => {
+      this.stale = false;
+      this.pending.clear();
+      this.entries.clear();
+      const r = await this.walk('', { n: 0 });
+      this.incomplete = r;
+      // Without a watcher nothing keeps it current: the next command rebuilds.
+      if (!this.watcher) this.stale = true;
+    })().finally(() => { this.building = null; });
+    return this.building;
+  }
+
+  /** Walks below `rel`, recording top-most hits; returns true when it hit the cap. */
+  private async walk(rel: string, count: { n: number }): Promise<boolean> {
+    const stack = [rel];
+    while (stack.length) {
+      const d = stack.pop()!;
+      let it;
+      try { it = await opendir(path.join(this.root, d)); } catch { continue; }
+      for await (const e of it) {
+        if (++count.n > INDEX_CAP) return true;
+        const r = d ? `${d}/${e.name}` : e.name;
+        const isDir = e.isDirectory();
+        const kind = this.classify(r, path.join(this.root, r), isDir);
+        if (kind) { this.entries.set(r, kind); continue; }
+        if (isDir) stack.push(r);
+      }
+    }
+    return false;
+  }
+
+  private covered(rel: string): boolean {
+    for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) if (this.entries.has(rel.slice(0, i))) return true;
+    return false;
+  }
+
+  private async drain(): Promise<void> {
+    const todo = [...this.pending];
+    this.pending.clear();
+    for (const rel of todo) {
+      if (!rel || rel.startsWith('..')) continue;
+      const abs = path.join(this.root, rel);
+      let st;
+      try { st = await lstat(abs); } catch { st = null; }
+      if (!st) {
+        // Gone: forget it and anything recorded below it.
+        for (const k of [...this.entries.keys()]) if (k === rel || k.startsWith(`${rel}/`)) this.entries.delete(k);
+        continue;
+      }
+      if (this.covered(rel)) continue;
+      const kind = this.classify(rel, abs, st.isDirectory());
+      if (kind) {
+        for (const k of [...this.entries.keys()]) if (k.startsWith(`${rel}/`)) this.entries.delete(k);
+        this.entries.set(rel, kind);
+      } else {
+        this.entries.delete(rel);
+        // A new or moved-in folder: its contents may not have produced events of their own.
+        if (st.isDirectory() && await this.walk(rel, { n: 0 })) this.stale = true;
+      }
+    }
+    if (this.stale) await this.rebuild();
+  }
+}
+
+const byOwner = new WeakMap<object, Map<string, MaskIndex>>();
+
+/**
+ * The index of one root for one owner (the compiled policy: its rules decide what is masked),
+ * created on first use. `key` separates rule sets that differ per workspace (state dir…).
+ */
+export function maskIndexFor(owner: object, root: string, key: string, m: MaskRules): MaskIndex {
+  let map = byOwner.get(owner);
+  if (!map) { map = new Map(); byOwner.set(owner, map); }
+  const k = `${root}\0${key}`;
+  let idx = map.get(k);
+  if (!idx) { idx = new MaskIndex(root, m); map.set(k, idx); }
+  return idx;
+}
