@@ -21,7 +21,7 @@ const PENDING_CAP = 20_000;
 /**
  * The paths of one root that the sandbox must hide (secrets, paths a user deny rule covers)
  * or make read-only (protected paths at any depth: a nested `.git`, `sub/.vscode`…). Built
- * once by a walk, then kept current by a recursive file watcher: changed paths are re-judged
+ * once by a walk, then kept current by one inotify watch per folder: changed paths are re-judged
  * (a new folder is walked) just before the next command starts; a watcher error or too many
  * changes rebuild it. So the cost of a command no longer grows with the tree.
  */
@@ -30,8 +30,10 @@ export class MaskIndex {
   private pending = new Set<string>();
   private stale = true;
   private incomplete = false;
-  private watcher: FSWatcher | null = null;
+  /** One inotify watch per folder walked (Node 20's recursive fs.watch polls every file on Linux). */
+  private readonly watchers = new Map<string, FSWatcher>();
   private building: Promise<void> | null = null;
+  private watchFailed = false;
 
   constructor(readonly root: string, private readonly m: MaskRules, private readonly opts: { watch?: boolean } = {}) {}
 
@@ -50,7 +52,6 @@ export class MaskIndex {
 
   /** The current mask set: absolute path → kind, top-most paths only. `incomplete` when the walk hit its cap. */
   async current(): Promise<{ paths: Map<string, MaskKind>; incomplete: boolean }> {
-    this.ensureWatcher();
     // Let the event loop deliver watcher events already queued (a command that just ended).
     await new Promise((r) => setImmediate(r));
     if (this.stale) await this.rebuild();
@@ -61,8 +62,8 @@ export class MaskIndex {
   }
 
   close(): void {
-    this.watcher?.close();
-    this.watcher = null;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
   }
 
   private note(rel: string): void {
@@ -71,17 +72,19 @@ export class MaskIndex {
     this.pending.add(rel.split(path.sep).join('/'));
   }
 
-  private ensureWatcher(): void {
-    if (this.watcher || this.opts.watch === false) return;
+  /** Watches one folder (relative to the root); any failure means the index can no longer trust events. */
+  private watchDir(rel: string): void {
+    if (this.opts.watch === false || this.watchers.has(rel)) return;
     try {
-      this.watcher = watch(this.root, { recursive: true, persistent: false }, (_ev, name) => {
+      const w = watch(path.join(this.root, rel), { persistent: false }, (_ev, name) => {
         if (name === null || name === undefined) { this.stale = true; return; }
-        this.note(String(name));
+        this.note(rel ? `${rel}/${String(name)}` : String(name));
       });
-      this.watcher.on('error', () => { this.stale = true; this.watcher?.close(); this.watcher = null; });
+      w.on('error', () => { this.stale = true; });
+      this.watchers.set(rel, w);
     } catch {
-      // No watcher (too many watches, unsupported): rebuild before every command.
-      this.watcher = null;
+      // Out of inotify watches, or the folder went away: rebuild before the next command.
+      this.watchFailed = true;
     }
   }
 
@@ -89,12 +92,14 @@ export class MaskIndex {
     if (this.building) return this.building;
     this.building = (async () => {
       this.stale = false;
+      this.watchFailed = false;
       this.pending.clear();
       this.entries.clear();
+      this.close();
       const r = await this.walk('', { n: 0 });
       this.incomplete = r;
-      // Without a watcher nothing keeps it current: the next command rebuilds.
-      if (!this.watcher) this.stale = true;
+      // Without watchers nothing keeps it current: the next command rebuilds.
+      if (this.opts.watch === false || this.watchFailed) this.stale = true;
     })().finally(() => { this.building = null; });
     return this.building;
   }
@@ -104,6 +109,7 @@ export class MaskIndex {
     const stack = [rel];
     while (stack.length) {
       const d = stack.pop()!;
+      this.watchDir(d);
       let it;
       try { it = await opendir(path.join(this.root, d)); } catch { continue; }
       for await (const e of it) {
@@ -132,8 +138,9 @@ export class MaskIndex {
       let st;
       try { st = await lstat(abs); } catch { st = null; }
       if (!st) {
-        // Gone: forget it and anything recorded below it.
+        // Gone: forget it and anything recorded or watched below it.
         for (const k of [...this.entries.keys()]) if (k === rel || k.startsWith(`${rel}/`)) this.entries.delete(k);
+        for (const [k, w] of [...this.watchers]) if (k === rel || k.startsWith(`${rel}/`)) { w.close(); this.watchers.delete(k); }
         continue;
       }
       if (this.covered(rel)) continue;
