@@ -12,6 +12,7 @@ import { MAX_SECRET_MOUNTS } from './secret-scan.js';
 import { sandboxMasks } from './masks.js';
 
 export interface LaunchInput {
+  /** The command line, run as `bash -c` — or, when `argv` is given, only shown (records, process_list). */
   command: string;
   cwd: string;
   stdin?: string;
@@ -34,7 +35,10 @@ function refPath(ref: string, ctx: ToolContext): string {
   return path.isAbsolute(ref) ? ref : path.join(ctx.workspace.primary, ref);
 }
 
-/** Starts `bash -c COMMAND` (inside bwrap when available) and registers it with the session. */
+/**
+ * Starts `bash -c COMMAND` — or a fixed `argv`, no shell — inside bwrap when available, with
+ * the masked paths, minimal environment and bounded capture, and registers it with the session.
+ */
 export async function launch(input: LaunchInput, ctx: ToolContext): Promise<ProcRecord> {
   const table = ProcessTable.of(ctx.session);
   const max = ctx.policy.data.limits.max_processes;
@@ -51,6 +55,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), file);
   // --norc: bash sources ~/.bashrc when stdin is a socket (it thinks rshd started it); Node's pipes are sockets.
   const argv = input.argv ?? ['/bin/bash', '--norc', '--noprofile', '-c', input.command];
+  if (argv.length === 0) throw new ToolError('InvalidArguments', 'An empty argv cannot be run.');
   let file0 = argv[0]!;
   let args = argv.slice(1);
   let release = () => {};
