@@ -111,6 +111,8 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
     const prot: Array<[string, 'file' | 'dir']> = [...PROTECTED_IN_ROOT, ...extraProtect.map((p): [string, 'dir'] => [p, 'dir'])];
     for (const [rel, kind] of prot) {
       const p = path.join(r, rel);
+      // Already read-only as part of a protected folder bound whole (a `.git`): nothing to add, and no mount point can be made there.
+      if ((s.readonlyPaths ?? []).some((ro) => p === ro || p.startsWith(`${ro}/`))) continue;
       const k = kindOf(p);
       if (k) { a.push('--ro-bind', p, p); continue; }
       // Missing: bind a read-only stand-in so the command cannot create it. bwrap makes the mount point.

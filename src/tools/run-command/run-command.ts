@@ -35,7 +35,7 @@ export const runCommandTool = defineTool({
   // The command enforces its own limit (so a timeout still returns the output); this is only a backstop.
   timeout_ms: 24 * 3600_000 + 60_000,
   async plan(args, ctx) {
-    const { plan } = await planCommand(args.command, args.cwd, ctx, { stdin: args.stdin !== undefined });
+    const { plan } = await planCommand(args.command, args.cwd, ctx, { stdin: args.stdin !== undefined || args.background });
     return args.background ? { ...plan, summary: `${plan.summary}, in the background` } : plan;
   },
   async execute(args, plan, ctx) {
