@@ -1,5 +1,4 @@
 import os from 'node:os';
-import path from 'node:path';
 import { ToolError } from '../../core/errors.js';
 import type { Plan, PlanContext, PlanTarget, ResolvedPath } from '../../core/types.js';
 import { networkAllowed } from '../../exec/launch.js';
@@ -7,9 +6,9 @@ import { buildEnv } from '../../exec/env.js';
 import { chooseBackend } from '../../exec/sandbox.js';
 import { analyzeCommand, basename, type Analysis } from '../../shell/analyze.js';
 import { loadShellParser } from '../../shell/parser.js';
-import { planTargets, ruleTarget } from '../../shell/targets.js';
+import { planTargets } from '../../shell/targets.js';
 import { guardParts } from '../../shell/guardrails.js';
-import { commandPathRules, relInRoots } from '../../shell/path-verdict.js';
+import { commandPathRules } from '../../shell/path-verdict.js';
 import { holdsProtected } from '../../exec/holds-protected.js';
 
 export async function resolveCwd(cwd: string | undefined, ctx: Pick<PlanContext, 'workspace'>): Promise<ResolvedPath> {
@@ -23,26 +22,10 @@ export function programsOf(a: Analysis): string[] {
     .filter((w): w is NonNullable<typeof w> => !!w && w.literal).map((w) => basename(w.text));
 }
 
-/**
- * `cwd` is a path like any other: the user's rules judge it as a listing of that folder
- * before anything looks at it (exists? a folder?), so a refusal is the same for every state.
- */
-async function cwdRefusal(cwdArg: string | undefined, ctx: PlanContext, pathRule: ReturnType<typeof commandPathRules>): Promise<PlanTarget | null> {
-  if (cwdArg === undefined || !pathRule) return null;
-  const label = `cwd ${cwdArg}`;
-  const abs = path.isAbsolute(cwdArg) ? path.resolve(cwdArg) : path.resolve(ctx.workspace.primary, cwdArg);
-  const lexical = ruleTarget(label, relInRoots(ctx.workspace.roots, abs), true, { pathRule });
-  if (lexical) return lexical;
-  let rp: ResolvedPath;
-  try { rp = await ctx.workspace.resolve(cwdArg, 'list'); } catch { return null; /* resolveCwd reports it */ }
-  return ruleTarget(label, rp.relToRoot, true, { pathRule });
-}
-
 /** Parses the command and lists every part and every file it writes, for the gate (SPEC §5). */
-export async function planCommand(command: string, cwdArg: string | undefined, ctx: PlanContext, opts: { stdin?: boolean } = {}): Promise<{ plan: Plan; analysis: Analysis; cwd: ResolvedPath | null }> {
+export async function planCommand(command: string, cwdArg: string | undefined, ctx: PlanContext, opts: { stdin?: boolean } = {}): Promise<{ plan: Plan; analysis: Analysis; cwd: ResolvedPath }> {
   const pathRule = commandPathRules(ctx.policy);
-  const refused = await cwdRefusal(cwdArg, ctx, pathRule);
-  if (refused) return { plan: { targets: [refused], summary: `run \`${command}\` in ${cwdArg}` }, analysis: { parts: [], files: [], dirs: [] }, cwd: null };
+  // cwd is judged like any path: Workspace.resolve refuses a denied one (the path gate) before looking at it.
   const cwd = await resolveCwd(cwdArg, ctx);
   const parser = await loadShellParser();
   const analysis = analyzeCommand(parser, command);
