@@ -78,7 +78,7 @@ const COMMAND_FAILURE = Symbol('toolgate.commandFailure');
 
 /**
  * Marks an error as the failure of what the tool ran (a command that timed out or exited
- * non-zero), not of the tool itself: the breaker ignores it.
+ * non-zero, an upstream server still restarting), not of the tool itself: the breaker ignores it.
  */
 export function commandFailure<E extends ToolError>(e: E): E {
   Object.defineProperty(e, COMMAND_FAILURE, { value: true });
