@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { defaultPolicy } from '../policy/load.js';
 import { SessionRoots } from '../server/session-roots.js';
 import { tempDir } from '../testing/helpers.js';
-import { CircuitBreaker } from './circuit.js';
+import { CircuitBreaker, circuitFor, commandFailure } from './circuit.js';
 import { defineTool } from './define-tool.js';
 import type { Envelope } from './envelope.js';
 import { ToolError, type ErrorCode } from './errors.js';
@@ -74,7 +74,8 @@ function flakyRuntime(outcomes: Array<ErrorCode | 'ok'>) {
   const ws = tempDir('tg-circuit-');
   const rt = new Runtime({ tools: [tool], policy: defaultPolicy(), log: pino({ level: 'silent' }), replay: { command: ['toolgate'], flags: [] } });
   const session = () => new SessionRoots(rt, [ws.dir]);
-  const call = async (s = session()): Promise<Envelope> => (await runCall(rt, s, 'flaky', {}, { signal: new AbortController().signal })).envelope;
+  const shared = session();
+  const call = async (s = shared): Promise<Envelope> => (await runCall(rt, s, 'flaky', {}, { signal: new AbortController().signal })).envelope;
   return { rt, call, session, executed: () => calls, done: () => { rt.close(); ws.cleanup(); } };
 }
 
@@ -89,11 +90,34 @@ test('pipeline: the fourth call after three IOErrors fails fast with CircuitOpen
   f.done();
 });
 
-test('pipeline: the circuit is per runtime — a new session sees it open too', async () => {
+test('pipeline: the circuit is per session — one session\'s failures never pause the tool for another', async () => {
   const f = flakyRuntime(['IOError', 'IOError', 'IOError']);
-  for (let i = 0; i < 3; i++) await f.call(f.session());
-  assert.equal((await f.call(f.session())).error?.code, 'CircuitOpen');
+  const a = f.session();
+  for (let i = 0; i < 3; i++) await f.call(a);
+  assert.equal((await f.call(a)).error?.code, 'CircuitOpen');
+  const b = f.session();
+  const env = await f.call(b);
+  assert.equal(env.ok, true, JSON.stringify(env.error));
+  assert.equal((await f.call(a)).error?.code, 'CircuitOpen', 'a stays open');
   f.done();
+});
+
+test('a failure marked as the command\'s own (timeout, non-zero exit) neither counts nor resets', () => {
+  const c = new CircuitBreaker();
+  for (let i = 0; i < 10; i++) { c.check('run_command'); c.record('run_command', commandFailure(new ToolError('Timeout', 'command timed out'))); }
+  assert.equal(c.isOpen('run_command'), false);
+  c.record('run_command', new ToolError('Timeout', 'tool deadline'));
+  c.record('run_command', new ToolError('Timeout', 'tool deadline'));
+  c.record('run_command', commandFailure(new ToolError('ExitNonZero', 'exit 1')));
+  c.record('run_command', new ToolError('IOError', 'spawn failed'));
+  assert.equal(c.isOpen('run_command'), true, 'the tool\'s own failures still count across command failures');
+});
+
+test('circuitFor: one breaker per (runtime, session)', () => {
+  const rt = {};
+  assert.equal(circuitFor(rt, 's1'), circuitFor(rt, 's1'));
+  assert.notEqual(circuitFor(rt, 's1'), circuitFor(rt, 's2'));
+  assert.notEqual(circuitFor(rt, 's1'), circuitFor({}, 's1'));
 });
 
 test('pipeline: NoMatch and ExitNonZero do not open it; a success in between resets', async () => {

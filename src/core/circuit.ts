@@ -17,7 +17,7 @@ interface ToolState {
 }
 
 /**
- * A per-tool circuit breaker, shared by every session of one runtime. `threshold` consecutive
+ * A per-tool circuit breaker of one session (see circuitFor). `threshold` consecutive
  * infrastructure failures open it for `openMs`; calls meanwhile fail fast with CircuitOpen.
  * After that one trial call runs (half-open): a failure re-opens it at once, a success closes it.
  */
@@ -45,8 +45,13 @@ export class CircuitBreaker {
     s.failures = this.opts.threshold - 1;
   }
 
-  /** Records how a call that passed check() ended: an error code, or null for success. */
-  record(tool: string, code: ErrorCode | null): void {
+  /**
+   * Records how a call that passed check() ended: an error (or its code), or null for success.
+   * An error marked as the command's own failure (commandFailure) neither counts nor resets.
+   */
+  record(tool: string, outcome: ErrorCode | ToolError | null): void {
+    if (outcome instanceof ToolError && isCommandFailure(outcome)) return;
+    const code = outcome instanceof ToolError ? outcome.code : outcome;
     if (code === null) {
       this.state.delete(tool);
       return;
@@ -58,20 +63,54 @@ export class CircuitBreaker {
     this.state.set(tool, s);
   }
 
+  /** No tool has a failure on record. */
+  idle(): boolean {
+    return this.state.size === 0;
+  }
+
   isOpen(tool: string): boolean {
     const s = this.state.get(tool);
     return !!s && s.openUntil > this.opts.now();
   }
 }
 
-const byRuntime = new WeakMap<object, CircuitBreaker>();
+const COMMAND_FAILURE = Symbol('toolgate.commandFailure');
 
-/** The breaker of one runtime (all its sessions share it); created on first use. */
-export function circuitFor(rt: object): CircuitBreaker {
-  let c = byRuntime.get(rt);
+/**
+ * Marks an error as the failure of what the tool ran (a command that timed out or exited
+ * non-zero, an upstream server still restarting), not of the tool itself: the breaker ignores it.
+ */
+export function commandFailure<E extends ToolError>(e: E): E {
+  Object.defineProperty(e, COMMAND_FAILURE, { value: true });
+  return e;
+}
+
+export function isCommandFailure(e: ToolError): boolean {
+  return (e as unknown as Record<symbol, unknown>)[COMMAND_FAILURE] === true;
+}
+
+/** Sessions whose breaker is kept per runtime; the oldest idle ones are forgotten past this. */
+const MAX_SESSIONS = 1000;
+const byRuntime = new WeakMap<object, Map<string, CircuitBreaker>>();
+
+/**
+ * The breaker of one session of a runtime: one session's failures never pause a tool for
+ * another session. Created on first use.
+ */
+export function circuitFor(rt: object, sessionId = ''): CircuitBreaker {
+  let m = byRuntime.get(rt);
+  if (!m) {
+    m = new Map();
+    byRuntime.set(rt, m);
+  }
+  let c = m.get(sessionId);
   if (!c) {
+    if (m.size >= MAX_SESSIONS) {
+      // Forget the oldest breaker that holds no failures (Map keeps insertion order).
+      for (const [k, b] of m) if (b.idle()) { m.delete(k); break; }
+    }
     c = new CircuitBreaker();
-    byRuntime.set(rt, c);
+    m.set(sessionId, c);
   }
   return c;
 }

@@ -76,3 +76,31 @@ test('a recursive grant covers what is under the folder, not a sibling with the 
   assert.ok(rules.some((r) => r.pathTarget!(target('/ws/d/x/y', 'delete'))));
   assert.ok(!rules.some((r) => r.pathTarget!(target('/ws/dd/x', 'delete'))));
 });
+
+test('commandPrefix: a session grant is the narrowest rule — the whole literal command', async () => {
+  const { commandPrefix } = await import('./grants.js');
+  const w = (...xs: Array<string | [string]>) => xs.map((x) => (typeof x === 'string' ? { text: x, literal: true } : { text: x[0], literal: false }));
+  const rows: Array<[string, ReturnType<typeof w>, string[]]> = [
+    ['node --version grants only node --version', w('node', '--version'), ['node', '--version']],
+    ['git --version grants only git --version', w('git', '--version'), ['git', '--version']],
+    ['git status grants git status', w('git', 'status'), ['git', 'status']],
+    ['git push origin main is not git push', w('git', 'push', 'origin', 'main'), ['git', 'push', 'origin', 'main']],
+    ['python script.py keeps the script and its args', w('python3', 'tools/gen.py', '--out', 'x'), ['python3', 'tools/gen.py', '--out', 'x']],
+    ['rm -rf build is not every rm', w('rm', '-rf', 'build'), ['rm', '-rf', 'build']],
+    ['npm run test -- --watch grants npm run test', w('npm', 'run', 'test', '--', '--watch=false'), ['npm', 'run', 'test']],
+    ['pnpm run lint', w('pnpm', 'run', 'lint'), ['pnpm', 'run', 'lint']],
+    ['npm run with an option first is literal', w('npm', 'run', '--silent', 'x'), ['npm', 'run', '--silent', 'x']],
+    ['assignments stay', w('CI=1', 'npm', 'run', 'test'), ['CI=1', 'npm', 'run', 'test']],
+    ['a non-literal word stays as written (matches nothing later)', w('node', ['$X']), ['node', '$X']],
+  ];
+  for (const [name, words, want] of rows) assert.deepEqual(commandPrefix(words), want, name);
+});
+
+test('a grant for node --version does not cover node -e, node script.js or node alone', async () => {
+  const { matchesAnyCommand } = await import('../policy/match-command.js');
+  const [g] = proposeGrants('run_command', [{ kind: 'command', words: [{ text: 'node', literal: true }, { text: '--version', literal: true }], text: 'node --version' }]);
+  const rule = grantToRule(g!, 0);
+  const lit = (s: string) => s.split(' ').map((text) => ({ text, literal: true }));
+  assert.equal(matchesAnyCommand(rule.command!, lit('node --version')), true);
+  for (const other of ['node -e 1', 'node x.js', 'node', 'node --versions']) assert.equal(matchesAnyCommand(rule.command!, lit(other)), false, other);
+});

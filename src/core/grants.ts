@@ -5,23 +5,31 @@ import type { CompiledRule } from '../policy/types.js';
 import type { PlanTarget } from './types.js';
 import type { Grant } from './session.js';
 
-/** Programs whose second word is a sub-command that names what runs ("npm run test"). */
-const RUNNERS = new Set(['npm', 'pnpm', 'yarn', 'bun', 'npx', 'cargo', 'go', 'make', 'git', 'docker', 'kubectl', 'pip', 'uv', 'poetry', 'python', 'python3', 'node', 'deno', 'mvn', 'gradle', 'dotnet']);
+/** Package managers whose `run`/`exec` sub-command names a project script: the grant stops at the script's name. */
+const SCRIPT_RUNNERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
+const SCRIPT_VERBS = new Set(['run', 'run-script']);
+const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 
-/** The narrowest command prefix that still names the command: program, sub-command, script name. */
+/**
+ * The narrowest command prefix that covers the call (SPEC §8): the whole literal command, so
+ * approving `node --version` or `git --version` grants exactly that, never every `node` or
+ * `git` call. One exception keeps grants useful: `npm run test -- --watch` grants
+ * `npm run test` (the project's own script; what follows is passed to it). A word known only
+ * when the command runs (`$X`, a glob) stays in the grant as written: no call can match it
+ * literally, so such a grant covers nothing beyond this one call.
+ */
 export function commandPrefix(words: { text: string; literal: boolean }[]): string[] {
-  const lit: string[] = [];
-  for (const w of words) {
-    if (!w.literal || w.text.startsWith('-') || w.text === '*') break;
-    lit.push(w.text);
-  }
-  if (lit.length === 0) return words.slice(0, 1).map((w) => w.text);
-  // Leading assignments (FOO=1 npm …) stay in the grant: they change what the command does.
+  const texts = words.map((w) => w.text);
   let a = 0;
-  while (a < lit.length - 1 && /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(lit[a]!)) a++;
-  const prog = lit[a]!.split('/').pop()!;
-  const isRunScript = RUNNERS.has(prog) && (lit[a + 1] === 'run' || lit[a + 1] === 'exec' || lit[a + 1] === 'x');
-  return lit.slice(0, a + (isRunScript ? 3 : RUNNERS.has(prog) ? 2 : Math.min(2, lit.length - a)));
+  // Leading assignments (FOO=1 npm …) stay in the grant: they change what the command does.
+  while (a < words.length - 1 && words[a]!.literal && ASSIGN.test(texts[a]!)) a++;
+  const prog = texts[a]?.split('/').pop() ?? '';
+  const script = texts[a + 2];
+  if (SCRIPT_RUNNERS.has(prog) && SCRIPT_VERBS.has(texts[a + 1] ?? '') && script !== undefined && !script.startsWith('-')
+    && words.slice(0, a + 3).every((w) => w.literal)) {
+    return texts.slice(0, a + 3);
+  }
+  return texts;
 }
 
 /**

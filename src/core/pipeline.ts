@@ -89,7 +89,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
       verdict = v;
       throw new ToolError('ToolNotAllowed', `${tool.name} is not allowed by the policy (${v.rule}).`, { details: { rule: v.rule } });
     }
-    circuitFor(rt).check(tool.name);
+    circuitFor(rt, session.id).check(tool.name);
     stage = 'validate';
     const parsed = validateArgs(tool, args, warnings);
     args = parsed;
@@ -162,7 +162,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     error = isToolError(e) ? e : new ToolError('Internal', `toolgate failed inside ${tool?.name ?? name}: ${(e as Error)?.message ?? String(e)}. This is a bug; the call did not complete.`, { cause: e });
     if (!isToolError(e)) rt.log.error({ err: e, tool: name }, 'internal error');
   }
-  if (tool) circuitFor(rt).record(tool.name, error ? error.code : null);
+  if (tool) circuitFor(rt, session.id).record(tool.name, error ?? null);
   rememberSpills(session, ws?.roots[0], spillRefsOf(result, error));
 
   const envelope = buildEnvelope({ tool, name, callId, traceId, args, result, error, started, warnings });

@@ -5,8 +5,8 @@ import type { CompiledPolicy } from '../policy/types.js';
 import type { Session } from './session.js';
 
 export type Risk = 'low' | 'medium' | 'high';
-/** `upstream`: calls a tool of another MCP server mounted behind the gate (SPEC §12). */
-export type Permission = 'fs.read' | 'fs.write' | 'fs.delete' | 'proc.exec' | 'net.connect' | 'upstream';
+/** `upstream`: calls a tool of another MCP server mounted behind the gate (SPEC §12). `git.write`: a git command that changes a repository. */
+export type Permission = 'fs.read' | 'fs.write' | 'fs.delete' | 'proc.exec' | 'net.connect' | 'upstream' | 'git.write';
 export type Status = 'ok' | 'partial' | 'error';
 
 /** A path after the sandbox has resolved and admitted it. */

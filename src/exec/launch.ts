@@ -8,10 +8,11 @@ import { buildEnv } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
 import { Running } from './run.js';
 import { bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
-import { MAX_SECRET_MOUNTS, scanSecrets } from './secret-scan.js';
-import { PolicyPathGate } from '../policy/gate.js';
+import { MAX_SECRET_MOUNTS } from './secret-scan.js';
+import { sandboxMasks } from './masks.js';
 
 export interface LaunchInput {
+  /** The command line, run as `bash -c` — or, when `argv` is given, only shown (records, process_list). */
   command: string;
   cwd: string;
   stdin?: string;
@@ -34,7 +35,10 @@ function refPath(ref: string, ctx: ToolContext): string {
   return path.isAbsolute(ref) ? ref : path.join(ctx.workspace.primary, ref);
 }
 
-/** Starts `bash -c COMMAND` (inside bwrap when available) and registers it with the session. */
+/**
+ * Starts `bash -c COMMAND` — or a fixed `argv`, no shell — inside bwrap when available, with
+ * the masked paths, minimal environment and bounded capture, and registers it with the session.
+ */
 export async function launch(input: LaunchInput, ctx: ToolContext): Promise<ProcRecord> {
   const table = ProcessTable.of(ctx.session);
   const max = ctx.policy.data.limits.max_processes;
@@ -51,26 +55,24 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), file);
   // --norc: bash sources ~/.bashrc when stdin is a socket (it thinks rshd started it); Node's pipes are sockets.
   const argv = input.argv ?? ['/bin/bash', '--norc', '--noprofile', '-c', input.command];
+  if (argv.length === 0) throw new ToolError('InvalidArguments', 'An empty argv cannot be run.');
   let file0 = argv[0]!;
   let args = argv.slice(1);
   let release = () => {};
   if (choice.backend === 'bwrap') {
-    // What a deny rule for run_command (or `*`) covers is masked like the secrets: a command the
-    // parser cannot see into (`cat p*/x`, `grep -r`, `find`) must not read or list it either.
-    const ruleDeny = PolicyPathGate.denyPatterns('run_command', ctx.policy);
-    const rules = ruleDeny.length ? ctx.workspace.rules.withDeny(ruleDeny) : ctx.workspace.rules;
-    const secrets = await scanSecrets(ctx.workspace.roots, rules);
-    if (secrets.incomplete || secrets.paths.length > MAX_SECRET_MOUNTS) {
-      throw new ToolError('ToolNotAllowed', secrets.incomplete
-        ? 'The workspace is too large to find every secret file (paths.deny) to mask in the sandbox; install ripgrep or use a smaller workspace.'
-        : `The workspace holds ${secrets.paths.length} secret files (paths.deny), more than the sandbox masks (${MAX_SECRET_MOUNTS}); move them out or narrow the workspace.`);
+    const rules = ctx.workspace.rules;
+    const masks = await sandboxMasks(ctx);
+    if (masks.incomplete || masks.hide.length + masks.readonly.length > MAX_SECRET_MOUNTS) {
+      throw new ToolError('ToolNotAllowed', masks.incomplete
+        ? 'The workspace is too large to find every secret or protected path to mask in the sandbox; use a smaller workspace.'
+        : `The workspace holds ${masks.hide.length + masks.readonly.length} secret, denied or protected paths, more than the sandbox masks (${MAX_SECRET_MOUNTS}); move some out or narrow the workspace.`);
     }
     const b = bwrapArgs({
       // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets.
       // Saved output of every session (spills) is masked too: a command is not the session that got the storage_ref.
-      secretPaths: [...secrets.paths, ...rules.deniedAbs, ...(ctx.workspace.spills?.dirs ?? [])],
+      secretPaths: [...masks.hide, ...rules.deniedAbs, ...(ctx.workspace.spills?.dirs ?? [])], readonlyPaths: masks.readonly,
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
-      protectedAbs: rules.protectedAbs, extraDeny: [...ctx.policy.data.paths.deny, ...ruleDeny], extraProtect: ctx.policy.data.paths.protect,
+      protectedAbs: rules.protectedAbs, extraDeny: ctx.policy.data.paths.deny, extraProtect: ctx.policy.data.paths.protect,
     }, argv);
     file0 = choice.bin!;
     args = b.args;

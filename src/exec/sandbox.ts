@@ -64,8 +64,10 @@ export interface SandboxSpec {
   /** Extra deny / protect patterns from the policy (literal ones are bound; globs are best effort). */
   extraDeny: string[];
   extraProtect: string[];
-  /** Secrets found anywhere inside the roots (scanSecrets): masked too. */
+  /** Secrets and user-denied paths found anywhere inside the roots (the mask index): hidden. */
   secretPaths?: string[];
+  /** Protected paths at any depth inside the roots (a nested `.git`, `sub/.vscode`): bound read-only. */
+  readonlyPaths?: string[];
 }
 
 function kindOf(p: string): 'file' | 'dir' | null {
@@ -104,9 +106,12 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
       for (const n of readdirSync(r)) if (/^\.env\./.test(n) || /\.(pem|key)$/.test(n)) mask(path.join(r, n));
     } catch { /* unreadable root: bwrap will say so */ }
     for (const p of extraDeny) mask(path.join(r, p));
+    for (const p of s.readonlyPaths ?? []) if (p.startsWith(r + '/') && kindOf(p)) a.push('--ro-bind', p, p);
     const prot: Array<[string, 'file' | 'dir']> = [...PROTECTED_IN_ROOT, ...extraProtect.map((p): [string, 'dir'] => [p, 'dir'])];
     for (const [rel, kind] of prot) {
       const p = path.join(r, rel);
+      // Already read-only as part of a protected folder bound whole (a `.git`): nothing to add, and no mount point can be made there.
+      if ((s.readonlyPaths ?? []).some((ro) => p === ro || p.startsWith(`${ro}/`))) continue;
       const k = kindOf(p);
       if (k) { a.push('--ro-bind', p, p); continue; }
       // Missing: bind a read-only stand-in so the command cannot create it. bwrap makes the mount point.

@@ -38,7 +38,7 @@ test('bwrap: commands allowed to read cannot see nested secrets (grep -r, globs,
   const { dir, cleanup } = tempDir();
   try {
     tree(dir);
-    const policy = policyFromYaml('mode: ci\nsandbox: { backend: bwrap }\nrules:\n  - tool: run_command\n    command: ["grep", "cat", "find"]\n    decision: allow\n');
+    const policy = policyFromYaml('mode: ci\nsandbox: { backend: bwrap }\ncommands: { prefer_tools: false }\nrules:\n  - tool: run_command\n    command: ["grep", "cat", "find"]\n    decision: allow\n');
     const h = new Harness([dir], { policy });
     const payloads = ['grep -r SECRET .', 'cat sub/deeper/.e*', 'cat keys/*.pem', 'cat home/.s*/id_rsa', 'find . -type f -exec cat {} +'];
     for (const command of payloads) {

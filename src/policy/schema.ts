@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { upstreamsSchema } from '../upstream/config.js';
 import { customToolsSchema } from '../tools/custom/config.js';
+import { DEFAULT_DENY_PROGRAMS, DEFAULT_INTERACTIVE, DEFAULT_REPL } from '../shell/guard-defaults.js';
 
 const decision = z.enum(['allow', 'ask', 'deny']);
 const stringOrList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
@@ -18,7 +19,7 @@ export const ruleSchema = z.strictObject({
   reason: z.string().optional(),
 });
 
-export const PERMISSIONS = ['fs.read', 'fs.write', 'fs.delete', 'proc.exec', 'net.connect', 'upstream'] as const;
+export const PERMISSIONS = ['fs.read', 'fs.write', 'fs.delete', 'proc.exec', 'net.connect', 'upstream', 'git.write'] as const;
 
 export const profileSchema = z.strictObject({
   base: z.enum(['readonly', 'edit', 'full']).default('full'),
@@ -48,6 +49,13 @@ export const policySchema = z.strictObject({
     backend: z.enum(['auto', 'bwrap', 'none']).default('auto'),
     network: z.enum(['deny', 'allow']).default('deny'),
   }).default({ backend: 'auto', network: 'deny' }),
+  /** Command guardrails (seed 004): see policy.example.yaml. A list given here replaces the default list. */
+  commands: z.strictObject({
+    prefer_tools: z.boolean().default(true),
+    deny_programs: z.array(z.string().min(1)).default(DEFAULT_DENY_PROGRAMS),
+    interactive: z.array(z.string().min(1)).default(DEFAULT_INTERACTIVE),
+    repl: z.array(z.string().min(1)).default(DEFAULT_REPL),
+  }).default({ prefer_tools: true, deny_programs: DEFAULT_DENY_PROGRAMS, interactive: DEFAULT_INTERACTIVE, repl: DEFAULT_REPL }),
   env: z.strictObject({
     allow: z.array(z.string().min(1)).default([]),
     set: z.record(z.string(), z.string()).default({}),

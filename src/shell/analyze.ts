@@ -86,7 +86,10 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     return;
   }
   if (prog === 'cd' || prog === 'pushd') {
-    out.dirs.push(words[1] ?? { text: '~', literal: false });
+    const dir = words[1] ?? { text: '~', literal: false };
+    out.dirs.push(dir);
+    // Entering a folder is listing it: the path rules judge it (`cd priv && cat x`).
+    if (words[1]) out.files.push({ word: dir, access: 'list', via: prog });
   }
   if (SHELLS.has(prog)) { judgeShell(parser, assigns, words, depth, out); return; }
   if (prog === 'busybox' && words.length > 1) { judgeWords(parser, assigns, words.slice(1), depth, out); return; }

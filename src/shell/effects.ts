@@ -1,7 +1,10 @@
 import type { CommandWord } from '../core/types.js';
+import { gitCall } from './git.js';
 
 /** `search`: reads every file under a directory (grep -r, rg): only the OS sandbox hides the secrets in it. */
-export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete';
+export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete' | 'link' | 'walk';
+// `walk`: every name below a folder (find, du, tree, ls -R), no content.
+// `link`: the target of `ln` — judged like a write (a link to a protected or denied path is refused), never a path target.
 
 /** A path a command names, and what it does to it. */
 export interface FileRef {
@@ -21,6 +24,24 @@ const GREPS = new Set(['grep', 'egrep', 'fgrep', 'rg']);
 /** `-fFILE` attached to a short-option cluster (grep, awk, sed, jq…). */
 const FILE_OPT = /^-[a-zA-Z]*f(.+)$/;
 const LISTERS = new Set(['ls', 'tree', 'du', 'find']);
+/** Programs that pack whole folders given as operands. */
+const ARCHIVERS = new Set(['tar', 'zip', '7z', 'cpio']);
+
+/** Folders and files an archiver reads: tar's operands (not the -f value), zip's after the archive name. */
+function archiveInputs(prog: string, words: CommandWord[]): CommandWord[] {
+  const out: CommandWord[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const t = words[i]!.text;
+    if (prog === 'tar' && (t === '-f' || t === '--file' || t === '-C' || t === '--directory')) { i++; continue; }
+    if (prog === 'tar' && i === 1 && !t.startsWith('-')) continue; // `tar cf …`: the old-style flag word
+    if (t.startsWith('-') && t !== '-') continue;
+    out.push(words[i]!);
+  }
+  // `tar cf ARCHIVE dir…` (old style): the archive is the first operand.
+  if (prog === 'tar' && words[1] && !words[1].text.startsWith('-') && /f/.test(words[1].text)) out.shift();
+  if (prog === 'zip' || prog === '7z') out.shift();
+  return out;
+}
 const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred']);
 const TOUCHERS = new Set(['touch', 'mkdir', 'truncate', 'mkfifo', 'mknod']);
 
@@ -51,10 +72,10 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
     if (t > 0) {
       const dest = words[t]!.text.includes('=') ? { ...words[t]!, text: words[t]!.text.split('=').slice(1).join('=') } : words[t + 1];
       if (dest) add([dest], 'write');
-      add(ops.filter((w) => w !== dest), prog === 'mv' ? 'delete' : 'read');
+      add(ops.filter((w) => w !== dest), prog === 'mv' ? 'delete' : prog === 'ln' ? 'link' : 'read');
     } else if (ops.length > 0) {
-      add(ops.slice(-1), 'write');
-      add(ops.slice(0, -1), prog === 'mv' ? 'delete' : 'read');
+      add(ops.slice(-1), prog === 'ln' && ops.length === 1 ? 'link' : 'write');
+      add(ops.slice(0, -1), prog === 'mv' ? 'delete' : prog === 'ln' ? 'link' : 'read');
     }
   } else if (DELETERS.has(prog)) add(ops, 'delete');
   else if (TOUCHERS.has(prog)) add(ops, 'write');
@@ -85,7 +106,13 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
       else if (!t.startsWith('--') && FILE_OPT.test(t)) add([{ ...w, text: t.replace(FILE_OPT, '$1') }], 'read');
     }
   }
-  else if (LISTERS.has(prog)) add(prog === 'find' ? findStarts(words) : ops, 'list');
+  else if (LISTERS.has(prog)) {
+    // find, du, tree and ls -R walk the whole folder: a search (every name below it), not one listing.
+    const deep = prog !== 'ls' || hasOpt(words, /^(-[a-zA-Z]*R[a-zA-Z]*|--recursive)$/);
+    const starts = prog === 'find' ? findStarts(words) : ops.length ? ops : [{ text: '.', literal: true }];
+    add(starts, deep ? 'walk' : 'list');
+  }
+  if (ARCHIVERS.has(prog)) add(archiveInputs(prog, words), 'search');
   // Options of otherwise read-only tools that write a file.
   const OUTPUT_OPTS: Record<string, RegExp> = {
     git: /^(--output|--output-directory)$/, sort: /^(-o|--output)$/, less: /^(-o|-O|--log-file|--LOG-FILE)$/,
@@ -104,12 +131,46 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
   }
   if ((prog === 'uniq' || prog === 'xxd') && ops.length >= 2) add([ops[1]!], 'write');
   if ((prog === 'split' || prog === 'csplit') && ops.length >= 2) add([ops[ops.length - 1]!], 'write');
+  if (prog === 'git') refs.push(...gitEffects(words));
   if (prog === 'find') {
     for (let i = 1; i < words.length; i++) {
       const t = words[i]!.text;
       if (t === '-delete') add(findStarts(words), 'delete');
       if (/^-f(print0?|printf|ls)$/.test(t) && words[i + 1]) add([words[i + 1]!], 'write');
     }
+  }
+  return refs;
+}
+
+const join = (dir: CommandWord | undefined, rel: string): CommandWord =>
+  (dir ? { text: `${dir.text.replace(/\/+$/, '')}/${rel}`, literal: dir.literal } : { text: rel, literal: true });
+
+/**
+ * git: the folder -C names is read (listed); `git config` writes the repository's .git/config
+ * (or the file --file names, or ~/.gitconfig), `git init`/`clone` create one. Both are
+ * protected (paths.protect), so these are refused by the path lists; `cd sub && git config`
+ * is caught the same way, as relative paths are judged against every `cd` target.
+ */
+function gitEffects(words: CommandWord[]): FileRef[] {
+  const call = gitCall(words);
+  const refs: FileRef[] = call.dirs.map((d) => ({ word: d, access: 'list', via: 'git -C' }));
+  const dir = call.dirs[call.dirs.length - 1];
+  const rest = words.slice(words.findIndex((w) => w.text === call.sub) + 1);
+  if (call.sub === 'config' && call.writes) {
+    const fi = rest.findIndex((w) => w.text === '-f' || w.text === '--file' || w.text.startsWith('--file='));
+    if (fi >= 0) {
+      const w = rest[fi]!;
+      const f = w.text.startsWith('--file=') ? { ...w, text: w.text.slice(7) } : rest[fi + 1];
+      if (f) refs.push({ word: f, access: 'write', via: 'git config --file' });
+    } else if (rest.some((w) => w.text === '--global')) refs.push({ word: { text: '~/.gitconfig', literal: false }, access: 'write', via: 'git config --global' });
+    else if (rest.some((w) => w.text === '--system')) refs.push({ word: { text: '/etc/gitconfig', literal: true }, access: 'write', via: 'git config --system' });
+    else refs.push({ word: join(dir, '.git/config'), access: 'write', via: 'git config' });
+  }
+  if (call.sub === 'init' || call.sub === 'clone') {
+    const ops = rest.filter((w) => !w.text.startsWith('-'));
+    const target = call.sub === 'init' ? ops[0] : ops[1] ?? (ops[0] ? { text: ops[0].text.replace(/\.git$/, '').split(/[/:]/).pop() ?? 'x', literal: ops[0].literal } : undefined);
+    const base = target ? (dir && !target.text.startsWith('/') ? join(dir, target.text) : target) : dir;
+    refs.push({ word: join(base, '.git/config'), access: 'write', via: `git ${call.sub}` });
   }
   return refs;
 }

@@ -5,6 +5,7 @@ import type { CommandWord, PlanTarget } from '../core/types.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Analysis } from './analyze.js';
 import type { FileRef } from './effects.js';
+import { relInRoots, type PathVerdict } from './path-verdict.js';
 
 export interface TargetOptions {
   workspace: Workspace;
@@ -22,6 +23,17 @@ export interface TargetOptions {
   sandboxed?: boolean;
   /** Whether the policy lets this command reach the network (bash's /dev/tcp, /dev/udp). */
   network: boolean;
+  /** The user's path rules for commands (commandPathRules): every path a command names is judged by them. */
+  pathRule?: (rel: string, asDir: boolean) => PathVerdict;
+  /** Whether a folder holds a protected path (a nested `.git`, `.vscode`…): deleting or moving it is refused. */
+  protectedInside?: (abs: string) => boolean | Promise<boolean>;
+  /**
+   * Set when the user's rules deny paths to commands and no OS sandbox hides them: a walk or
+   * search of a folder, and any read whose path is known only when it runs, is refused, since
+   * static analysis cannot keep it out of the denied area. Judged on the text alone (never on
+   * what the folder holds), so the refusal reveals nothing about the denied paths.
+   */
+  strictReads?: boolean;
 }
 
 /** Files a command may always write: they are not files. */
@@ -55,7 +67,11 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
   for (const f of a.files) {
     const lp = literalPath(f.word, o.home);
     const writes = f.access === 'write' || f.access === 'delete';
-    const reads = f.access === 'read' || f.access === 'search';
+    const reads = f.access === 'read' || f.access === 'search' || f.access === 'link' || ((f.access === 'list' || f.access === 'walk') && !!o.pathRule);
+    if (lp === null && reads && !sandboxed && o.strictReads) {
+      out.push(denyPart(`${f.via} ${f.access} ${f.word.text}`, 'a path known only when it runs, and no OS sandbox hides what your path rules deny'));
+      continue;
+    }
     if (lp === null) {
       if (writes) out.push(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${f.word.text} (a path known only when it runs)`));
       else if (reads && !sandboxed) out.push(askPart(`${f.via} reads ${f.word.text} (a path known only when it runs, and no OS sandbox hides the secrets)`));
@@ -81,13 +97,38 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
 /** Per-process files that hold another process's secrets (environment, memory, open files). */
 const PROC_SECRET = /^\/proc\/[^/]+\/(task\/[^/]+\/)?(environ|mem|fd|fdinfo|map_files|root|cwd|cmdline|auxv)(\/|$)/;
 
+/** The user's rules on one path, read lexically or resolved: a deny or ask part, or null. */
+export function ruleTarget(label: string, rel: string | null, asDir: boolean, o: Pick<TargetOptions, 'pathRule'>): PlanTarget | null {
+  if (rel === null || !o.pathRule) return null;
+  const v = o.pathRule(rel, asDir);
+  if (!v) return null;
+  // The same words whether the path exists, is a folder or is missing: the refusal is no oracle.
+  return v.decision === 'deny' ? denyPart(label, `a policy rule denies this path to commands: ${v.rule}`) : askPart(`${label} (${v.rule})`);
+}
+
 async function fileTarget(f: FileRef, abs: string, writes: boolean, o: TargetOptions): Promise<PlanTarget | null> {
   const label = `${f.via} ${f.access} ${f.word.text}`;
   const sandboxed = o.sandboxed ?? o.privateTmp;
   if (/^\/dev\/(tcp|udp)\//.test(abs) && !o.network) return denyPart(label, 'bash network redirection, and the network is off for this command (sandbox.network / a rule with network: true)');
   if (!sandboxed && PROC_SECRET.test(abs)) return denyPart(label, `${abs} exposes a process's environment or memory, and no OS sandbox isolates it`);
+  // Every path is judged as what it may show: `grep -r x d`, `ls d`, `cd d`, `cp -r d …` see everything inside.
+  const asDir = true;
+  // With the call's gate on the workspace, resolve() records a path an ask rule covers and the
+  // pipeline asks about it naming that rule: one answer for every spelling and state of the path.
+  const gated = !!o.workspace.gate;
+  const own = (t: PlanTarget | null) => (t && gated && t.kind === 'command' && !t.deny_reason ? null : t);
+  const lexical = own(ruleTarget(label, relInRoots(o.workspace.roots, abs), asDir, o));
+  if (lexical) return lexical;
   try {
-    const rp = await o.workspace.resolve(abs, f.access === 'delete' ? 'delete' : writes ? 'write' : f.access === 'list' ? 'list' : 'read');
+    const rp = await o.workspace.resolve(abs, f.access === 'delete' || f.access === 'link' ? (f.access === 'delete' ? 'delete' : 'write') : writes ? 'write' : f.access === 'list' || f.access === 'walk' ? 'list' : 'read');
+    const real = own(ruleTarget(label, rp.relToRoot, asDir, o));
+    if (real) return real;
+    if (f.access === 'delete' && rp.kind === 'dir' && o.protectedInside && await o.protectedInside(rp.abs)) {
+      return denyPart(label, `${rp.display} holds protected paths (paths.protect: a .git, .vscode…); no command may delete or move it`);
+    }
+    if (!sandboxed && o.strictReads && (f.access === 'search' || f.access === 'walk' || (f.access === 'read' && rp.kind === 'dir'))) {
+      return denyPart(label, 'a walk or search of a folder, and your path rules deny some paths to commands while no OS sandbox hides them; name the files you need');
+    }
     if (f.access === 'search' && !sandboxed) return askPart(`${f.via} reads every file under ${rp.display} (secrets included: no OS sandbox hides them)`);
     return writes ? { kind: 'path', access: f.access === 'delete' ? 'delete' : 'write', path: rp } : null;
   } catch (e) {
@@ -97,7 +138,7 @@ async function fileTarget(f: FileRef, abs: string, writes: boolean, o: TargetOpt
     if (!isPolicyRefusal(e) && o.workspace.gate?.asked.some((a) => a.abs === abs)) return null;
     if (e.code === 'PathTraversalBlocked') {
       if (o.workspace.rules.isDenied(null, abs)) return denyPart(label, `${abs} is on the secrets deny list (paths.deny)`);
-      if ((f.access === 'read' || f.access === 'search') && !sandboxed) return askPart(`${f.via} reads ${abs}, outside the workspace, and no OS sandbox hides the secrets there`);
+      if ((f.access === 'read' || f.access === 'search' || f.access === 'link') && !sandboxed) return askPart(`${f.via} reads ${abs}, outside the workspace, and no OS sandbox hides the secrets there`);
       if (!writes) return null;
       if (o.privateTmp && (abs === '/tmp' || abs.startsWith('/tmp/'))) return null;
       return denyPart(label, `${abs} is outside the workspace; commands may only write inside it${o.privateTmp ? ' (or in the private /tmp)' : ''}`);

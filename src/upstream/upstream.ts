@@ -8,6 +8,7 @@ import picomatch from 'picomatch';
 import type { Logger } from 'pino';
 import type { AnyTool } from '../core/define-tool.js';
 import { ToolError } from '../core/errors.js';
+import { commandFailure } from '../core/circuit.js';
 import type { Session } from '../core/session.js';
 import type { ToolContext, ToolResult } from '../core/types.js';
 import type { UpstreamConfig } from './config.js';
@@ -132,8 +133,9 @@ export class Upstream {
   ensureReady(): void {
     if (this.state === 'ready' && this.conn) return;
     const what = this.state === 'starting' ? 'is starting' : this.state === 'closed' ? 'is shut down' : this.state === 'failed' ? 'failed to start and is being retried' : 'is restarting';
-    throw new ToolError('IOError', `upstream ${this.name} ${what}${this.lastError ? ` (last error: ${this.lastError})` : ''}; try again in a few seconds, or use another tool.`,
-      { details: { upstream: this.name, state: this.state, restarts: this.restarts } });
+    // Not a failure of this call: the upstream has its own back-off, so the session's circuit breaker does not count it.
+    throw commandFailure(new ToolError('IOError', `upstream ${this.name} ${what}${this.lastError ? ` (last error: ${this.lastError})` : ''}; try again in a few seconds, or use another tool.`,
+      { details: { upstream: this.name, state: this.state, restarts: this.restarts } }));
   }
 
   private async refreshTools(): Promise<void> {

@@ -6,6 +6,8 @@
 export const CI_POLICY = `
 mode: ci
 sandbox: { backend: none }
+# These suites test the parser policy; the prefer_tools guardrail is tested on its own.
+commands: { prefer_tools: false }
 rules:
   - tool: run_command
     command: ["echo", "ls", "cat", "pwd", "git status", "true"]

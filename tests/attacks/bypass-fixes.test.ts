@@ -18,6 +18,8 @@ const bwrap = await detectBwrap();
 const policy = (backend: string) => `
 mode: ci
 sandbox: { backend: ${backend} }
+# These suites test the parser policy; the prefer_tools guardrail is tested on its own.
+commands: { prefer_tools: false }
 rules:
   - tool: run_command
     command: ["echo", "ls", "cat", "git status", "git log", "grep", "pwd", "true"]

@@ -6,6 +6,8 @@ import { evaluate } from '../../policy/evaluate.js';
 import { analyzeCommand } from '../../shell/analyze.js';
 import { loadShellParser } from '../../shell/parser.js';
 import { planTargets } from '../../shell/targets.js';
+import { guardParts } from '../../shell/guardrails.js';
+import { commandPathRules } from '../../shell/path-verdict.js';
 import { INTERPRETERS, SHELLS } from '../../shell/wrappers.js';
 import { findProcess } from '../process-output/process-output.js';
 
@@ -29,7 +31,13 @@ export const processWriteTool = defineTool({
     if (p.programs.some((x) => SHELLS.has(x))) {
       // Input to a shell is a command line: judged part by part like run_command, under run_command's rules too.
       const a = analyzeCommand(await loadShellParser(), args.input);
-      const targets = await planTargets(a, { workspace: ctx.workspace, cwd: (await ctx.workspace.resolve(p.cwd, 'list')).abs, home: process.env.HOME ?? '/', privateTmp: p.sandbox === 'bwrap', network: false });
+      const guards = guardParts(a, { guards: ctx.policy.data.commands, gitWrite: ctx.policy.permissions.has('git.write'), profile: ctx.policy.profile, stdin: true, command: args.input });
+      a.parts.forEach((part, i) => { if (guards[i]) part.deny_reason = guards[i]!; });
+      const pathRule = commandPathRules(ctx.policy);
+      const targets = await planTargets(a, {
+        workspace: ctx.workspace, cwd: (await ctx.workspace.resolve(p.cwd, 'list')).abs, home: process.env.HOME ?? '/', privateTmp: p.sandbox === 'bwrap', network: false,
+        pathRule, strictReads: p.sandbox !== 'bwrap' && !!pathRule,
+      });
       const asCommand = evaluate({ name: 'run_command', risk: 'medium', permissions: ['proc.exec'] }, targets, ctx.policy);
       const out: PlanTarget[] = targets.map((t, i) => {
         const v = asCommand.parts[i];

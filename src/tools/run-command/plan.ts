@@ -7,6 +7,9 @@ import { chooseBackend } from '../../exec/sandbox.js';
 import { analyzeCommand, basename, type Analysis } from '../../shell/analyze.js';
 import { loadShellParser } from '../../shell/parser.js';
 import { planTargets } from '../../shell/targets.js';
+import { guardParts } from '../../shell/guardrails.js';
+import { commandPathRules } from '../../shell/path-verdict.js';
+import { holdsProtected } from '../../exec/holds-protected.js';
 
 export async function resolveCwd(cwd: string | undefined, ctx: Pick<PlanContext, 'workspace'>): Promise<ResolvedPath> {
   const rp = await ctx.workspace.resolve(cwd ?? '.', 'list');
@@ -20,15 +23,26 @@ export function programsOf(a: Analysis): string[] {
 }
 
 /** Parses the command and lists every part and every file it writes, for the gate (SPEC §5). */
-export async function planCommand(command: string, cwdArg: string | undefined, ctx: PlanContext): Promise<{ plan: Plan; analysis: Analysis; cwd: ResolvedPath }> {
+export async function planCommand(command: string, cwdArg: string | undefined, ctx: PlanContext, opts: { stdin?: boolean } = {}): Promise<{ plan: Plan; analysis: Analysis; cwd: ResolvedPath }> {
+  const pathRule = commandPathRules(ctx.policy);
+  // cwd is judged like any path: Workspace.resolve refuses a denied one (the path gate) before looking at it.
   const cwd = await resolveCwd(cwdArg, ctx);
   const parser = await loadShellParser();
   const analysis = analyzeCommand(parser, command);
+  const guards = guardParts(analysis, {
+    guards: ctx.policy.data.commands, gitWrite: ctx.policy.permissions.has('git.write'), profile: ctx.policy.profile,
+    stdin: opts.stdin === true, command,
+  });
+  analysis.parts.forEach((p, i) => { if (guards[i]) p.deny_reason = guards[i]!; });
   const backend = await chooseBackend(ctx.policy.data.sandbox.backend);
   const home = buildEnv(process.env, ctx.policy.data.env).HOME ?? os.homedir();
   const parts: PlanTarget[] = analysis.parts.map((p) => ({ kind: 'command', words: p.words, text: p.text }));
   const network = networkAllowed(ctx, { targets: parts, summary: '' });
-  const targets = await planTargets(analysis, { workspace: ctx.workspace, cwd: cwd.abs, home, privateTmp: backend.backend === 'bwrap', sandboxed: backend.backend === 'bwrap', network });
+  const targets = await planTargets(analysis, {
+    workspace: ctx.workspace, cwd: cwd.abs, home, privateTmp: backend.backend === 'bwrap', sandboxed: backend.backend === 'bwrap', network,
+    pathRule, protectedInside: (abs) => holdsProtected(ctx.workspace, abs),
+    strictReads: backend.backend === 'none' && !!pathRule,
+  });
   const n = analysis.parts.length;
   return { plan: { targets, summary: `run \`${command}\` in ${cwd.display} (${n} command${n === 1 ? '' : 's'})` }, analysis, cwd };
 }

@@ -1,6 +1,7 @@
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, descriptionBeside } from '../../core/define-tool.js';
+import { commandFailure } from '../../core/circuit.js';
 import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
 import { launch } from '../../exec/launch.js';
@@ -34,7 +35,7 @@ export const runCommandTool = defineTool({
   // The command enforces its own limit (so a timeout still returns the output); this is only a backstop.
   timeout_ms: 24 * 3600_000 + 60_000,
   async plan(args, ctx) {
-    const { plan } = await planCommand(args.command, args.cwd, ctx);
+    const { plan } = await planCommand(args.command, args.cwd, ctx, { stdin: args.stdin !== undefined || args.background });
     return args.background ? { ...plan, summary: `${plan.summary}, in the background` } : plan;
   },
   async execute(args, plan, ctx) {
@@ -73,11 +74,11 @@ export const runCommandTool = defineTool({
     const data = collect(rec, exit, base, ctx.limits);
     const summary = `exit ${exit.exit_code ?? exit.signal} in ${exit.duration_ms} ms${data.truncated ? `, ${data.total_bytes} bytes of output (head and tail shown)` : ''}`;
     if (rec.timed_out) {
-      throw new ToolError('Timeout', `The command ran longer than ${limit} ms and was stopped with its whole process group. Output tail:\n${tailOf(data.output)}\nRun it in the background or raise timeout_ms.`, { data: { ...data, timed_out: true } });
+      throw commandFailure(new ToolError('Timeout', `The command ran longer than ${limit} ms and was stopped with its whole process group. Output tail:\n${tailOf(data.output)}\nRun it in the background or raise timeout_ms.`, { data: { ...data, timed_out: true } }));
     }
     if (ctx.signal.aborted) throw new ToolError('Cancelled', 'The call was cancelled; the command and its process group were stopped.', { data });
     if (exit.exit_code !== 0) {
-      throw new ToolError('ExitNonZero', `The command failed (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exit_code}`}). Output tail:\n${tailOf(data.output)}`, { data, details: { exit_code: exit.exit_code, signal: exit.signal } });
+      throw commandFailure(new ToolError('ExitNonZero', `The command failed (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exit_code}`}). Output tail:\n${tailOf(data.output)}`, { data, details: { exit_code: exit.exit_code, signal: exit.signal } }));
     }
     return {
       data, text: `Command succeeded: ${summary}${rec.sandbox === 'none' ? ' (no OS sandbox)' : ''}.`, status: data.truncated ? 'partial' : 'ok',
