@@ -29,5 +29,5 @@ const r = spawnSync(process.execPath, [
   '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000',
   '--test-reporter=spec', '--test-reporter-destination=stdout',
   `--test-reporter=${SKIP_REPORTER}`, '--test-reporter-destination=stdout', ...files,
-], { stdio: 'inherit', env: { ...process.env, TOOLGATE_LOG_LEVEL: process.env.TOOLGATE_LOG_LEVEL ?? 'warn' } });
+], { stdio: 'inherit', env: { ...process.env, TOOLGATE_LOG_LEVEL: process.env.TOOLGATE_LOG_LEVEL ?? 'warn', TOOLGATE_CHECK_ENVELOPE: process.env.TOOLGATE_CHECK_ENVELOPE ?? '1' } });
 process.exit(r.status ?? 1);
