@@ -20,7 +20,7 @@ export async function connect(args: string[], env: Record<string, string> = {}):
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,
-    stderr: 'ignore',
+    stderr: process.env.BENCH_STDERR ? 'inherit' : 'ignore',
     env: { ...(process.env as Record<string, string>), TOOLGATE_LOG_LEVEL: 'error', ...env },
   });
   const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
@@ -31,7 +31,12 @@ export async function connect(args: string[], env: Record<string, string> = {}):
 
 /** Calls a tool and fails loudly when the result is an error: a benchmark of failures measures nothing. */
 export async function callOk(c: Connected, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const r = await c.client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
+  let r;
+  try {
+    r = await c.client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
+  } catch (e) {
+    throw new Error(`${name} ${JSON.stringify(args).slice(0, 200)}: ${(e as Error).message}`);
+  }
   if (r.isError) {
     const text = (r.content as Array<{ text?: string }>)?.[0]?.text ?? '';
     throw new Error(`${name} failed: ${text.slice(0, 300)}`);
