@@ -153,8 +153,9 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
 
 async function globRow(g: string, root: string, tg: Connected, tgFallback: Connected, fsS: Connected | null, sub: string, reps: number) {
   let n = 0;
+  let stopped: string | null = null;
   const args = { pattern: '**/*.h', path: sub, limit: 10_000 };
-  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'glob', args); n = (r.data as { total: number }).total; });
+  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'glob', args); n = (r.data as { total: number }).total; stopped = (r.data as { stopped: string | null }).stopped; });
   const fb = await timeRuns(reps, () => callOk(tgFallback, 'glob', args));
   const f = fsS && !skip.has('fs-glob') ? await timeRuns(Math.min(reps, 3), () => callOk(fsS, 'search_files', { path: path.join(root, sub), pattern: '**/*.h' }), 0) : [];
   const gb = await timeRuns(reps, () => globby('**/*.h', { cwd: path.join(root, sub), gitignore: true, followSymbolicLinks: false }));
@@ -162,7 +163,7 @@ async function globRow(g: string, root: string, tg: Connected, tgFallback: Conne
   let b: number[] = [];
   if (rgPath) {
     b = await timeRuns(reps, () => run(rgPath, ['--files', '-g', '*.h', sub], { cwd: root, maxBuffer: 1 << 30 }));
-    note = check(`${g}: glob **/*.h in ${sub}`, n, (await rgLines(['--files', '--no-require-git', '-g', '*.h', sub], root)).length, 'rg --files');
+    note = check(`${g}: glob **/*.h in ${sub}${stopped ? ` (toolgate stopped: ${stopped})` : ''}`, n, (await rgLines(['--files', '--no-require-git', '-g', '*.h', sub], root)).length, 'rg --files');
   }
   rows.push({ group: g, op: `glob **/*.h in ${sub}/`, toolgate: median(t), fsserver: f.length ? median(f) : undefined, baseline: b.length ? median(b) : undefined, baselineName: 'rg --files -g', note });
   rows.push({ group: g, op: 'glob, built-in walker (no rg)', toolgate: median(fb), baseline: median(gb), baselineName: 'globby in-process', note: 'globby: gitignore, no symlinks, no sandbox checks' });
@@ -172,15 +173,16 @@ async function grepRow(g: string, root: string, tg: Connected, tgFallback: Conne
   const args = { pattern: needle, fixed_strings: true, output_mode: 'files_with_matches', head_limit: 2000 };
   let n = 0;
   let nb = 0;
+  let capped: string | null = null;
   const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'grep', args); n = (r.data as { total_files: number }).total_files; });
-  const fb = await timeRuns(reps, async () => { const r = await callOk(tgFallback, 'grep', args); nb = (r.data as { total_files: number }).total_files; });
+  const fb = await timeRuns(reps, async () => { const r = await callOk(tgFallback, 'grep', args); nb = (r.data as { total_files: number }).total_files; capped = (r.data as { capped: string | null }).capped; });
   let b: number[] = [];
   let note = 'filesystem server: no content search';
   if (rgPath) {
     b = await timeRuns(reps, () => run(rgPath, ['-l', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null));
     const raw = (await rgLines(['--no-require-git', '-l', '-F', needle, '.'], root)).length;
     note = check(`${g}: grep -l -F (ripgrep engine)`, n, raw, 'rg -l -F');
-    check(`${g}: grep -l -F (built-in engine)`, nb, raw, 'rg -l -F');
+    check(`${g}: grep -l -F (built-in engine)${capped ? ` (toolgate capped: ${capped})` : ''}`, nb, raw, 'rg -l -F');
   }
   rows.push({ group: g, op: 'grep -l literal from the root (ripgrep engine)', toolgate: median(t), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F', note });
   rows.push({ group: g, op: 'grep -l literal (built-in engine, no rg)', toolgate: median(fb), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F' });
