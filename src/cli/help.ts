@@ -29,6 +29,7 @@ Environment:
   TOOLGATE_TOKEN      bearer token required by the HTTP transport
   TOOLGATE_RG         off: grep uses its built-in engine; /path/to/rg: that ripgrep binary
   TOOLGATE_SANDBOX    none: act as if bubblewrap were not installed (auto → no sandbox)
+  TOOLGATE_CHECK_ENVELOPE  1: check every result against the tool's output schema (tests, debugging)
 
 Examples:
   toolgate --workspace ~/code/app
