@@ -188,6 +188,36 @@ async function grepRow(g: string, root: string, tg: Connected, tgFallback: Conne
   rows.push({ group: g, op: 'grep -l literal (built-in engine, no rg)', toolgate: median(fb), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F' });
 }
 
+/** p50 of server-everything's `echo` called directly and through toolgate (mounted as an upstream). */
+async function benchUpstream(root: string) {
+  const everything = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+  const op = 'upstream echo: through toolgate vs the upstream directly (p50 of 200)';
+  const policy = path.join(DATA, 'bench-upstream-policy.yaml');
+  writeFileSync(policy, `upstreams:\n  everything:\n    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, "stdio"]\nrules:\n  - { tool: "everything__*", decision: allow }\n`);
+  const xdg = { XDG_STATE_HOME: path.join(DATA, 'xdg-state'), XDG_RUNTIME_DIR: path.join(DATA, 'xdg-run') };
+  mkdirSync(xdg.XDG_STATE_HOME, { recursive: true });
+  mkdirSync(xdg.XDG_RUNTIME_DIR, { recursive: true });
+  let tg: Connected | undefined;
+  let direct: Connected | undefined;
+  try {
+    tg = await connect([TOOLGATE_CLI, '--workspace', root, '--policy', policy], xdg);
+    direct = await connect([everything, 'stdio']);
+    // The upstream's tools may appear after start-up (tools/list_changed): wait for them.
+    for (let i = 0; i < 100 && !tg.tools.has('everything__echo'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      tg.tools = new Set((await tg.client.listTools()).tools.map((t) => t.name));
+    }
+    if (!tg.tools.has('everything__echo')) throw new Error('everything__echo never appeared in tools/list');
+    const t = await timeRuns(200, () => callOk(tg!, 'everything__echo', { message: 'hi' }), 20);
+    const d = await timeRuns(200, () => direct!.client.callTool({ name: 'echo', arguments: { message: 'hi' } }), 20);
+    rows.push({ group: 'upstream', op, toolgate: median(t), baseline: median(d), baselineName: 'direct SDK call', note: `overhead ${fmt(median(t) - median(d))} ms per call` });
+  } catch (e) {
+    rows.push({ group: 'upstream', op, note: `n/a (${(e as Error).message.slice(0, 120)})` });
+  } finally {
+    await Promise.allSettled([tg?.close(), direct?.close()]);
+  }
+}
+
 /** glob, grep and `echo hi` under bubblewrap on trees of growing size: the cost should not grow with the tree for commands. */
 async function benchScaling(sizes: number[]) {
   const m = await import('./commands.js');
@@ -252,7 +282,7 @@ async function main() {
     for (const r of await m.benchCommands()) rows.push({ group: 'commands', op: r.name, toolgate: r.p50_ms, note: r.ratio ?? '' });
   });
   rows.push({ group: 'server', op: 'peak RSS (MB, VmHWM, whole bench)', toolgate: peak.toolgate || undefined, fsserver: peak.fsserver || undefined, note: 'MB, not ms; includes a 5 MB read and edit' });
-  rows.push({ group: 'upstream', op: 'call through toolgate to an upstream MCP server vs direct (p50)', note: 'n/a (upstreams not built)' });
+  if (!skip.has('upstream')) await benchUpstream(info.root);
   if (!skip.has('scale')) {
     const sizes = (values.scale ?? (quick ? '10,50000' : '10,50000,200000')).split(',').map(Number);
     console.error(`bench: scaling rows on ${sizes.join(' / ')} files …`);
