@@ -4,18 +4,20 @@
  * calls) and the official MCP filesystem server. Prints medians and ratios.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { globby } from 'globby';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
-import { callOk, connect, FS_SERVER, REPO, TOOLGATE_CLI, type Connected } from './clients.js';
+import { callOk, connect, FS_SERVER, peakRssMb, REPO, TOOLGATE_CLI, type Connected } from './clients.js';
 import { fmt, median, ratio, timeRuns } from './stats.js';
 import { ensureTree, NEEDLE, resetEditFiles } from './tree.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
-  options: { tree: { type: 'string' }, files: { type: 'string' }, quick: { type: 'boolean' }, skip: { type: 'string', multiple: true } },
+  options: { tree: { type: 'string' }, files: { type: 'string' }, quick: { type: 'boolean' }, skip: { type: 'string', multiple: true }, scale: { type: 'string' } },
 });
 const quick = values.quick === true;
 const skip = new Set(values.skip ?? []);
@@ -47,6 +49,24 @@ async function startFs(root: string): Promise<Connected> {
   return connect([FS_SERVER, root]);
 }
 
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const checks: string[] = [];
+/** Records an answer check: toolgate's count must equal the raw tool's. */
+function check(what: string, toolgate: number, raw: number, rawName: string): string {
+  const ok = toolgate === raw;
+  checks.push(`${ok ? 'OK  ' : 'FAIL'} ${what}: toolgate ${toolgate}, ${rawName} ${raw}`);
+  return `${ok ? 'answer OK' : 'ANSWER DIFFERS'}: ${toolgate} vs ${raw}`;
+}
+const rgLines = async (args: string[], cwd: string) => {
+  const r = await run(rgPath!, args, { cwd, maxBuffer: 1 << 30 }).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
+  return String(r.stdout).split('\n').filter(Boolean);
+};
+const peak = { toolgate: 0, fsserver: 0 };
+function notePeak(tg: Connected, fsS?: Connected) {
+  peak.toolgate = Math.max(peak.toolgate, peakRssMb(tg.pid) ?? 0);
+  if (fsS) peak.fsserver = Math.max(peak.fsserver, peakRssMb(fsS.pid) ?? 0);
+}
+
 async function benchTree(label: string, root: string, info: ReturnType<typeof ensureTree> | null) {
   const g = `${label}`;
   const tg = await startToolgate(root);
@@ -61,56 +81,49 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
       const f = await timeRuns(n, () => callOk(fsS, 'read_text_file', { path: abs }), 20);
       const b = await timeRuns(n, () => readFile(abs, 'utf8'), 20);
       rows.push({ group: g, op: `read_file 4 KB (p50 of ${n})`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'fs.readFile' });
+
+      const par = (c: () => Promise<unknown>) => timeRuns(quick ? 10 : 30, () => Promise.all(Array.from({ length: 50 }, c)), 3);
+      const tp = await par(() => callOk(tg, 'read_file', { path: info.sampleFile4k }));
+      const fp = await par(() => callOk(fsS, 'read_text_file', { path: abs }));
+      const bp = await par(() => readFile(abs, 'utf8'));
+      rows.push({ group: g, op: '50 concurrent read_file (wall, p50)', toolgate: median(tp), fsserver: median(fp), baseline: median(bp), baselineName: '50 × fs.readFile',
+        note: `50 sequential toolgate reads ≈ ${fmt(median(t) * 50)} ms` });
     }
     if (info && tg.tools.has('list_dir')) {
       const dir = info.sampleDir;
       const abs = path.join(root, dir);
-      const t = await timeRuns(50, () => callOk(tg, 'list_dir', { path: dir }), 5);
+      let counts = '';
+      const t = await timeRuns(50, async () => { const r = await callOk(tg, 'list_dir', { path: dir }); counts = `toolgate ${(r.data as { entries: unknown[] }).entries.length} entries (name, type, size, mtime)`; }, 5);
       const f = await timeRuns(50, () => callOk(fsS, 'list_directory', { path: abs }), 5);
       const b = await timeRuns(50, async () => {
         const es = await readdir(abs, { withFileTypes: true });
         await Promise.all(es.map((e) => stat(path.join(abs, e.name))));
       }, 5);
-      rows.push({ group: g, op: 'list_dir 100 entries (p50 of 50)', toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readdir+stat' });
+      rows.push({ group: g, op: 'list_dir ~100 entries (p50 of 50)', toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readdir+stat', note: `${counts}; fs server: names and [FILE]/[DIR] only` });
     }
-    if (tg.tools.has('glob')) {
-      let counts = '';
-      const t = await timeRuns(reps, async () => {
-        const r = await callOk(tg, 'glob', { pattern: '**/*.ts', limit: 10_000 });
-        counts = `toolgate ${String((r.data as { total?: number })?.total ?? ((r.data as { files?: unknown[] })?.files ?? []).length)}`;
-      });
-      const f = skip.has('fs-glob') ? [] : await timeRuns(reps, async () => {
-        const r = await callOk(fsS, 'search_files', { path: root, pattern: '**/*.ts' });
-        counts += `, fs ${String(r.content ?? '').split('\n').length}`;
-      }, 0);
-      const b = rgPath ? await timeRuns(reps, () => run(rgPath, ['--files', '-g', '*.ts'], { cwd: root, maxBuffer: 1 << 30 })) : [];
-      rows.push({ group: g, op: 'glob **/*.ts (whole tree)', toolgate: median(t), fsserver: f.length ? median(f) : undefined, baseline: b.length ? median(b) : undefined, baselineName: 'rg --files', note: counts });
-    }
-    if (tg.tools.has('grep')) {
-      const needle = info ? NEEDLE : 'TODO';
-      const args = { pattern: needle, fixed_strings: true, output_mode: 'content', head_limit: 2000 };
-      const t = await timeRuns(reps, () => callOk(tg, 'grep', args));
-      const fb = await timeRuns(reps, () => callOk(tgFallback, 'grep', args));
-      const b = rgPath ? await timeRuns(reps, () => run(rgPath, ['-n', '--no-heading', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null)) : [];
-      rows.push({ group: g, op: `grep literal (whole tree, ripgrep engine)`, toolgate: median(t), baseline: b.length ? median(b) : undefined, baselineName: 'rg -n -F', note: 'filesystem server: no content search' });
-      rows.push({ group: g, op: `grep literal (builtin fallback, no rg)`, toolgate: median(fb), baseline: b.length ? median(b) : undefined, baselineName: 'rg -n -F' });
-    }
+    if (tg.tools.has('glob')) await globRow(g, root, tg, tgFallback, fsS, info ? 'pkg000' : '.', reps);
+    if (tg.tools.has('grep')) await grepRow(g, root, tg, tgFallback, info ? NEEDLE : 'TODO', reps);
     if (info && tg.tools.has('edit_file')) {
       resetEditFiles(root);
       const small = info.smallEditFile;
       const absSmall = path.join(root, small);
       const n = quick ? 30 : 100;
-      await callOk(tg, 'read_file', { path: small });
       const flip = (i: number) => (i % 2 === 0 ? ['line 5 alpha', 'line 5 ALPHA'] : ['line 5 ALPHA', 'line 5 alpha']);
       let k = 0;
-      const t = await timeRuns(n, async () => { const [a, b] = flip(k++); await callOk(tg, 'edit_file', { path: small, old_string: a, new_string: b }); }, 0);
+      let content = readFileSync(absSmall, 'utf8');
+      // One call per edit: expected_sha256 stands in for a prior read_file.
+      const t = await timeRuns(n, async () => {
+        const [a, b] = flip(k++);
+        await callOk(tg, 'edit_file', { path: small, old_string: a, new_string: b, expected_sha256: sha(content) });
+        content = content.replace(a!, b!);
+      }, 0);
       resetEditFiles(root);
       k = 0;
       const f = await timeRuns(n, async () => { const [a, b] = flip(k++); await callOk(fsS, 'edit_file', { path: absSmall, edits: [{ oldText: a, newText: b }] }); }, 0);
       resetEditFiles(root);
       k = 0;
       const b = await timeRuns(n, async () => { const [a, c] = flip(k++); const s = await readFile(absSmall, 'utf8'); await writeFile(absSmall, s.replace(a!, c!)); }, 0);
-      rows.push({ group: g, op: `edit_file small (p50 of ${n})`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readFile+writeFile' });
+      rows.push({ group: g, op: `edit_file small, expected_sha256 (p50 of ${n})`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readFile+writeFile' });
 
       resetEditFiles(root);
       const big = info.bigEditFile;
@@ -127,10 +140,101 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
       k = 0;
       const bb = await timeRuns(m, async () => { const [a, c] = flipBig(k++); const s = await readFile(absBig, 'utf8'); await writeFile(absBig, s.replace(a!, c!)); }, 0);
       rows.push({ group: g, op: `edit_file 5 MB (median of ${m})`, toolgate: median(tb), fsserver: median(fbg), baseline: median(bb), baselineName: 'readFile+writeFile' });
+      // A 5 MB read: memory stays bounded (peak RSS row below).
+      // (The filesystem server's connection closes on a 5 MB read_text_file, so only toolgate reads it.)
+      await callOk(tg, 'read_file', { path: big });
       resetEditFiles(root);
     }
+    notePeak(tg, fsS);
   } finally {
     await Promise.allSettled([tg.close(), fsS.close(), tgFallback.close()]);
+  }
+}
+
+async function globRow(g: string, root: string, tg: Connected, tgFallback: Connected, fsS: Connected | null, sub: string, reps: number) {
+  let n = 0;
+  let stopped: string | null = null;
+  const args = { pattern: '**/*.h', path: sub, limit: 10_000 };
+  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'glob', args); n = (r.data as { total: number }).total; stopped = (r.data as { stopped: string | null }).stopped; });
+  const fb = await timeRuns(reps, () => callOk(tgFallback, 'glob', args));
+  const f = fsS && !skip.has('fs-glob') ? await timeRuns(Math.min(reps, 3), () => callOk(fsS, 'search_files', { path: path.join(root, sub), pattern: '**/*.h' }), 0) : [];
+  const gb = await timeRuns(reps, () => globby('**/*.h', { cwd: path.join(root, sub), gitignore: true, followSymbolicLinks: false }));
+  let note = '';
+  let b: number[] = [];
+  if (rgPath) {
+    b = await timeRuns(reps, () => run(rgPath, ['--files', '-g', '*.h', sub], { cwd: root, maxBuffer: 1 << 30 }));
+    note = check(`${g}: glob **/*.h in ${sub}${stopped ? ` (toolgate stopped: ${stopped})` : ''}`, n, (await rgLines(['--files', '--no-require-git', '-g', '*.h', sub], root)).length, 'rg --files');
+  }
+  rows.push({ group: g, op: `glob **/*.h in ${sub}/`, toolgate: median(t), fsserver: f.length ? median(f) : undefined, baseline: b.length ? median(b) : undefined, baselineName: 'rg --files -g', note });
+  rows.push({ group: g, op: 'glob, built-in walker (no rg)', toolgate: median(fb), baseline: median(gb), baselineName: 'globby in-process', note: 'globby: gitignore, no symlinks, no sandbox checks' });
+}
+
+async function grepRow(g: string, root: string, tg: Connected, tgFallback: Connected, needle: string, reps: number) {
+  const args = { pattern: needle, fixed_strings: true, output_mode: 'files_with_matches', head_limit: 2000 };
+  let n = 0;
+  let nb = 0;
+  let capped: string | null = null;
+  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'grep', args); n = (r.data as { total_files: number }).total_files; });
+  const fb = await timeRuns(reps, async () => { const r = await callOk(tgFallback, 'grep', args); nb = (r.data as { total_files: number }).total_files; capped = (r.data as { capped: string | null }).capped; });
+  let b: number[] = [];
+  let note = 'filesystem server: no content search';
+  if (rgPath) {
+    b = await timeRuns(reps, () => run(rgPath, ['-l', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null));
+    const raw = (await rgLines(['--no-require-git', '-l', '-F', needle, '.'], root)).length;
+    note = check(`${g}: grep -l -F (ripgrep engine)`, n, raw, 'rg -l -F');
+    check(`${g}: grep -l -F (built-in engine)${capped ? ` (toolgate capped: ${capped})` : ''}`, nb, raw, 'rg -l -F');
+  }
+  rows.push({ group: g, op: 'grep -l literal from the root (ripgrep engine)', toolgate: median(t), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F', note });
+  rows.push({ group: g, op: 'grep -l literal (built-in engine, no rg)', toolgate: median(fb), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F' });
+}
+
+/** p50 of server-everything's `echo` called directly and through toolgate (mounted as an upstream). */
+async function benchUpstream(root: string) {
+  const everything = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+  const op = 'upstream echo: through toolgate vs the upstream directly (p50 of 200)';
+  const policy = path.join(DATA, 'bench-upstream-policy.yaml');
+  writeFileSync(policy, `upstreams:\n  everything:\n    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, "stdio"]\nrules:\n  - { tool: "everything__*", decision: allow }\n`);
+  const xdg = { XDG_STATE_HOME: path.join(DATA, 'xdg-state'), XDG_RUNTIME_DIR: path.join(DATA, 'xdg-run') };
+  mkdirSync(xdg.XDG_STATE_HOME, { recursive: true });
+  mkdirSync(xdg.XDG_RUNTIME_DIR, { recursive: true });
+  let tg: Connected | undefined;
+  let direct: Connected | undefined;
+  try {
+    tg = await connect([TOOLGATE_CLI, '--workspace', root, '--policy', policy], xdg);
+    direct = await connect([everything, 'stdio']);
+    // The upstream's tools may appear after start-up (tools/list_changed): wait for them.
+    for (let i = 0; i < 100 && !tg.tools.has('everything__echo'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      tg.tools = new Set((await tg.client.listTools()).tools.map((t) => t.name));
+    }
+    if (!tg.tools.has('everything__echo')) throw new Error('everything__echo never appeared in tools/list');
+    const t = await timeRuns(200, () => callOk(tg!, 'everything__echo', { message: 'hi' }), 20);
+    const d = await timeRuns(200, () => direct!.client.callTool({ name: 'echo', arguments: { message: 'hi' } }), 20);
+    rows.push({ group: 'upstream', op, toolgate: median(t), baseline: median(d), baselineName: 'direct SDK call', note: `overhead ${fmt(median(t) - median(d))} ms per call` });
+  } catch (e) {
+    rows.push({ group: 'upstream', op, note: `n/a (${(e as Error).message.slice(0, 120)})` });
+  } finally {
+    await Promise.allSettled([tg?.close(), direct?.close()]);
+  }
+}
+
+/** glob, grep and `echo hi` under bubblewrap on trees of growing size: the cost should not grow with the tree for commands. */
+async function benchScaling(sizes: number[]) {
+  const m = await import('./commands.js');
+  for (const size of sizes) {
+    const info = ensureTree(path.join(DATA, `ktree-${size}`), size);
+    const g = `scaling ${info.files} files`;
+    const tg = await startToolgate(info.root);
+    const tgFallback = await startToolgate(info.root, { TOOLGATE_RG: 'off' });
+    try {
+      await globRow(g, info.root, tg, tgFallback, null, '.', quick ? 2 : 3);
+      await grepRow(g, info.root, tg, tgFallback, NEEDLE, quick ? 2 : 3);
+      notePeak(tg);
+    } finally {
+      await Promise.allSettled([tg.close(), tgFallback.close()]);
+    }
+    const echo = await m.benchEcho(info.root, 'bwrap', quick ? 10 : 20);
+    rows.push({ group: g, op: 'run_command "echo hi" (bubblewrap)', toolgate: echo ?? undefined, note: echo === null ? 'bwrap absent' : '' });
   }
 }
 
@@ -166,8 +270,8 @@ async function optional(file: string, fn: (mod: any) => Promise<void>) {
 
 async function main() {
   const files = Number(values.files ?? 50_000);
-  console.error(`bench: generating/using a ${files}-file tree under bench/.data …`);
-  const info = ensureTree(path.join(DATA, `tree-${files}`), files);
+  console.error(`bench: generating/using a ${files}-file kernel-like tree under bench/.data …`);
+  const info = ensureTree(path.join(DATA, `ktree-${files}`), files);
   resetEditFiles(info.root);
   console.error(`bench: ${info.files} files, needle in ${info.needleFiles}; ripgrep: ${rgPath ?? 'absent'}`);
   await benchStartup(info.root);
@@ -177,6 +281,13 @@ async function main() {
   await optional('./commands.js', async (m) => {
     for (const r of await m.benchCommands()) rows.push({ group: 'commands', op: r.name, toolgate: r.p50_ms, note: r.ratio ?? '' });
   });
+  rows.push({ group: 'server', op: 'peak RSS (MB, VmHWM, whole bench)', toolgate: peak.toolgate || undefined, fsserver: peak.fsserver || undefined, note: 'MB, not ms; includes a 5 MB read and edit' });
+  if (!skip.has('upstream')) await benchUpstream(info.root);
+  if (!skip.has('scale')) {
+    const sizes = (values.scale ?? (quick ? '10,50000' : '10,50000,200000')).split(',').map(Number);
+    console.error(`bench: scaling rows on ${sizes.join(' / ')} files …`);
+    await benchScaling(sizes);
+  }
   if (!skip.has('http')) {
     await optional('./http-load.js', async (m) => {
       const sessions = quick ? 5 : 20;
@@ -187,14 +298,17 @@ async function main() {
     });
   }
   print();
+  console.log('\nanswer checks (toolgate result count == raw tool\'s):');
+  for (const c of checks) console.log(`  ${c}`);
+  if (checks.some((c) => c.startsWith('FAIL'))) process.exitCode = 1;
 }
 
 function print() {
-  const head = ['group', 'operation', 'toolgate ms', 'baseline ms', 'fs-server ms', 'tg/baseline', 'fs-server/tg', 'notes'];
+  const head = ['group', 'operation', 'toolgate ms', 'baseline ms', 'fs-server ms', 'tg/baseline', 'tg/fs-server', 'notes'];
   const body = rows.map((r) => [
     r.group, r.op, fmt(r.toolgate),
     r.baseline !== undefined ? `${fmt(r.baseline)} (${r.baselineName})` : 'n/a',
-    fmt(r.fsserver), ratio(r.toolgate, r.baseline), ratio(r.fsserver, r.toolgate), r.note ?? '',
+    fmt(r.fsserver), ratio(r.toolgate, r.baseline), ratio(r.toolgate, r.fsserver), r.note ?? '',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ');
@@ -202,7 +316,7 @@ function print() {
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
   for (const b of body) console.log(line(b));
   writeFileSync(path.join(DATA, 'last.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2));
-  console.log(`\n(ratios: tg/baseline = toolgate time ÷ raw baseline; fs-server/tg = how many times faster toolgate is than the filesystem server. Full numbers: bench/.data/last.json)`);
+  console.log(`\n(ratios: tg/baseline = toolgate ÷ raw baseline; tg/fs-server = toolgate ÷ the official filesystem server (below 1 = toolgate faster). Full numbers: bench/.data/last.json)`);
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

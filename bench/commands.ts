@@ -16,6 +16,22 @@ import { median, ratio, timeRuns } from './stats.js';
 
 const run = promisify(execFile);
 
+const echoPolicy = (backend: string) => policyFromYaml(`sandbox: { backend: ${backend} }\nrules:\n  - tool: run_command\n    command: ["echo"]\n    decision: allow\n`);
+
+/** p50 of `echo hi` through the in-process pipeline with `dir` as the workspace; null when the backend is missing. */
+export async function benchEcho(dir: string, backend: 'none' | 'bwrap', n = 20): Promise<number | null> {
+  if (backend === 'bwrap' && !(await detectBwrap())) return null;
+  const h = new Harness([dir], { policy: echoPolicy(backend) });
+  try {
+    return median(await timeRuns(n, async () => {
+      const env = await h.call('run_command', { command: 'echo hi' });
+      if (!env.ok) throw new Error(JSON.stringify(env.error));
+    }, 3));
+  } finally {
+    h.close();
+  }
+}
+
 export async function benchCommands(n = 40): Promise<Array<{ name: string; p50_ms: number; ratio?: string }>> {
   const rows: Array<{ name: string; p50_ms: number; ratio?: string }> = [];
   const policy = (backend: string) => policyFromYaml(`sandbox: { backend: ${backend} }\nrules:\n  - tool: run_command\n    command: ["echo", "ls", "git status", "cat"]\n    decision: allow\n  - tool: run_command\n    command: ["rm -rf"]\n    decision: deny\n`);

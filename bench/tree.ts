@@ -11,7 +11,10 @@ function rng(seed: number) {
 }
 
 const WORDS = ['const', 'let', 'function', 'return', 'import', 'export', 'value', 'result', 'config', 'handler', 'request', 'response', 'buffer', 'stream', 'index', 'count', 'error', 'await', 'async', 'string', 'number', 'object', 'array', 'filter', 'reduce'];
-const EXTS = ['ts', 'ts', 'ts', 'js', 'md', 'json', 'py', 'txt'];
+/** A kernel-like mix: mostly C sources and headers, some build files, a few docs and scripts. */
+const EXTS = ['c', 'c', 'c', 'h', 'h', 'S', 'txt', 'rst', 'py', 'sh'];
+/** The Linux kernel's root .gitignore begins like this: `.*` must not hide the search root. */
+export const ROOT_GITIGNORE = '#\n# NOTE! Do not add files generated in subdirectories here.\n#\n.*\n*.a\n*.o\n*.ko\n*.mod\n/linux\n/vmlinux*\n!.gitignore\n!.mailmap\n';
 
 export const NEEDLE = 'NEEDLE_7f3a9c';
 
@@ -26,12 +29,13 @@ export interface TreeInfo {
 }
 
 /**
- * A generated source-like tree: `dirs` top-level folders × 10 sub-folders × `perDir` files,
- * ~1–4 KB each, with a literal NEEDLE in about one file in 500. Reused when already there.
+ * A generated kernel-like tree: top-level folders × 10 sub-folders × up to 100 files (.c/.h
+ * mostly), ~1–4 KB each, with a literal NEEDLE in about one file in 500, ignored *.o files
+ * beside the sources, and the kernel's root .gitignore (`.*` first). Reused when already there.
  */
 export function ensureTree(root: string, targetFiles = 50_000): TreeInfo {
-  const perDir = 100;
   const subDirs = 10;
+  const perDir = Math.min(100, Math.max(1, Math.ceil(targetFiles / subDirs)));
   const top = Math.ceil(targetFiles / (perDir * subDirs));
   const marker = path.join(root, '.bench-complete');
   const info: TreeInfo = {
@@ -42,7 +46,7 @@ export function ensureTree(root: string, targetFiles = 50_000): TreeInfo {
   let needles = 0;
   if (!existsSync(marker)) {
     mkdirSync(root, { recursive: true });
-    writeFileSync(path.join(root, '.gitignore'), 'node_modules/\n*.log\n');
+    writeFileSync(path.join(root, '.gitignore'), ROOT_GITIGNORE);
     for (let t = 0; t < top; t++) {
       for (let s = 0; s < subDirs; s++) {
         const dir = path.join(root, `pkg${String(t).padStart(3, '0')}`, `mod${s}`);
@@ -59,6 +63,8 @@ export function ensureTree(root: string, targetFiles = 50_000): TreeInfo {
           if (r() < 0.002) { lines.splice(Math.floor(lines.length / 2), 0, `// ${NEEDLE} marker`); needles++; }
           const ext = EXTS[Math.floor(r() * EXTS.length)];
           writeFileSync(path.join(dir, `file${f}.${ext}`), lines.join('\n') + '\n');
+          // Build output the .gitignore hides (and the raw tools skip too).
+          if (ext === 'c' && f % 10 === 0) writeFileSync(path.join(dir, `file${f}.o`), `${NEEDLE} in an object file\n`);
         }
       }
     }

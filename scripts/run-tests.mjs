@@ -34,6 +34,7 @@ const r = spawnSync(process.execPath, [
   `--test-reporter=${SKIP_REPORTER}`, '--test-reporter-destination=stdout', ...files,
 ], { stdio: 'inherit', env: {
   ...process.env, TOOLGATE_LOG_LEVEL: process.env.TOOLGATE_LOG_LEVEL ?? 'warn', TOOLGATE_NOTIFY: 'off',
+  TOOLGATE_CHECK_ENVELOPE: process.env.TOOLGATE_CHECK_ENVELOPE ?? '1',
   XDG_RUNTIME_DIR: join(userDirs, 'run'), XDG_STATE_HOME: join(userDirs, 'state'),
 } });
 rmSync(userDirs, { recursive: true, force: true });

@@ -36,6 +36,7 @@ Environment:
   TOOLGATE_NOTIFY     off: no desktop notification when an approval starts waiting
   XDG_STATE_HOME      stored grants live in $XDG_STATE_HOME/toolgate (default ~/.local/state)
   XDG_RUNTIME_DIR     the inbox sockets live in $XDG_RUNTIME_DIR/toolgate (default /tmp/toolgate-UID)
+  TOOLGATE_CHECK_ENVELOPE  1: check every result against the tool's output schema (tests, debugging)
 
 Examples:
   toolgate --workspace ~/code/app

@@ -166,7 +166,8 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
   rememberSpills(session, ws?.roots[0], spillRefsOf(result, error));
 
   const envelope = buildEnvelope({ tool, name, callId, traceId, args, result, error, started, warnings });
-  if (tool) checkEnvelope(rt, tool, envelope);
+  // Schema validation of our own output costs a full zod pass per call: tests and debugging only.
+  if (tool && process.env.TOOLGATE_CHECK_ENVELOPE === '1') checkEnvelope(rt, tool, envelope);
 
   const ended = Date.now();
   const auditRoot = ws?.roots[0] ?? (await sw.workspace().then((w) => w.roots[0]).catch(() => undefined));
@@ -284,7 +285,11 @@ function buildEnvelope(b: BuildInput): Envelope {
   };
 }
 
-/** structuredContent must match outputSchema; if a tool breaks that, the model gets an Internal error, not bad data. */
+/**
+ * structuredContent must match outputSchema; if a tool breaks that, the model gets an Internal
+ * error, not bad data. Run when TOOLGATE_CHECK_ENVELOPE=1 (the test runner sets it): the tools'
+ * outputs are covered by the tests, and a zod pass over every result is not free.
+ */
 function checkEnvelope(rt: Runtime, tool: AnyTool, env: Envelope): void {
   const res = tool.envelope.safeParse(env);
   if (res.success) return;

@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { ToolError, fromSystemError } from '../core/errors.js';
 import { sha256 } from '../core/output.js';
 import type { ResolvedPath } from '../core/types.js';
-import { openFileForRead } from '../workspace/safe-open.js';
+import { openFileForRead, readSmallFileSync, SYNC_READ_MAX } from '../workspace/safe-open.js';
 import type { Workspace } from '../workspace/workspace.js';
 
 /** A file's bytes as they are on disk now, read through the verified, no-follow open. */
@@ -20,6 +20,9 @@ export interface Current {
 export async function readCurrent(rp: ResolvedPath, ws: Workspace, maxBytes: number): Promise<Current | null> {
   let opened;
   try {
+    // A small file in one synchronous step, with the same checks (see readSmallFileSync).
+    const small = readSmallFileSync(rp, ws, Math.min(SYNC_READ_MAX, maxBytes));
+    if (small) return { buf: small.bytes, stat: small.stat, sha256: sha256(small.bytes) };
     opened = await openFileForRead(rp, ws);
   } catch (e) {
     if ((e as ToolError).code === 'NotFound') return null;

@@ -1,4 +1,4 @@
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { ToolError, fromSystemError } from '../core/errors.js';
 import type { ResolvedPath } from '../core/types.js';
@@ -47,17 +47,68 @@ export async function openFileForRead(rp: ResolvedPath, ws: Workspace): Promise<
   }
   try {
     const st = await fh.stat();
-    if (st.isDirectory()) throw new ToolError('InvalidArguments', `${rp.display} is a directory; use list_dir to see what is in it.`);
-    if (!st.isFile()) throw new ToolError('PathDenied', `${rp.display} is not a regular file (a FIFO, socket or device); toolgate does not open those.`);
+    checkOpened(st, rp);
     await verifyDescriptor(fh, st, rp, ws);
-    if (st.nlink > 1 && !ws.rules.allowHardlinks) {
-      throw new ToolError('PathDenied',
-        `${rp.display} has ${st.nlink} hard links, and a hard link can point at a file outside the workspace; refused (set paths.allow_hardlinks to permit).`);
-    }
+    checkLinks(st, rp, ws);
     return { fh, stat: st };
   } catch (e) {
     await fh.close().catch(() => {});
     throw e;
+  }
+}
+
+/** Regular files up to this size are read with synchronous calls (one event-loop turn, no thread-pool round trips). */
+export const SYNC_READ_MAX = 256 * 1024;
+
+function checkOpened(st: Stats, rp: ResolvedPath): void {
+  if (st.isDirectory()) throw new ToolError('InvalidArguments', `${rp.display} is a directory; use list_dir to see what is in it.`);
+  if (!st.isFile()) throw new ToolError('PathDenied', `${rp.display} is not a regular file (a FIFO, socket or device); toolgate does not open those.`);
+}
+
+function checkLinks(st: Stats, rp: ResolvedPath, ws: Workspace): void {
+  if (st.nlink > 1 && !ws.rules.allowHardlinks) {
+    throw new ToolError('PathDenied',
+      `${rp.display} has ${st.nlink} hard links, and a hard link can point at a file outside the workspace; refused (set paths.allow_hardlinks to permit).`);
+  }
+}
+
+/**
+ * The small-file fast path of openFileForRead, with the same checks (O_NOFOLLOW, O_NONBLOCK so
+ * a FIFO never blocks, regular files only, descriptor verified through /proc/self/fd, hard
+ * links): when the file is a regular file of at most `max` bytes its bytes are returned;
+ * null means "use the asynchronous path" (not Linux, or a bigger file). Only the open of a
+ * regular file and a bounded read happen synchronously.
+ */
+export function readSmallFileSync(rp: ResolvedPath, ws: Workspace, max = SYNC_READ_MAX): { bytes: Buffer; stat: Stats } | null {
+  if (!HAS_PROC_FD) return null;
+  let fd: number;
+  try {
+    fd = openSync(rp.abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (e) {
+    throw fromSystemError(e, rp.display);
+  }
+  try {
+    const st = fstatSync(fd);
+    checkOpened(st, rp);
+    if (st.size > max) return null;
+    const actual = readlinkSync(`/proc/self/fd/${fd}`);
+    if (actual !== rp.abs || !ws.locate(actual) || ws.isDenied(actual)) {
+      throw new ToolError('PathTraversalBlocked',
+        `${rp.input} changed while it was being opened (a symlink or directory was swapped in); refused.`);
+    }
+    checkLinks(st, rp, ws);
+    // One byte more than the size: a file that grew since fstat is read by the async path.
+    const buf = Buffer.allocUnsafe(st.size + 1);
+    let off = 0;
+    for (;;) {
+      const n = readSync(fd, buf, off, buf.length - off, null);
+      if (n === 0) break;
+      off += n;
+      if (off === buf.length) return null;
+    }
+    return { bytes: buf.subarray(0, off), stat: st };
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -1,3 +1,4 @@
+import { lstatSync, realpathSync } from 'node:fs';
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../core/errors.js';
@@ -204,8 +205,10 @@ export class Workspace {
   /** Real path of `joined`; for a path that does not exist, its nearest existing ancestor's real path plus the rest. */
   private async realOf(joined: string, input: string, access: PathAccess): Promise<{ abs: string; exists: boolean; kind: ResolvedPath['kind'] }> {
     try {
-      const abs = await realpath(joined);
-      return { abs, exists: true, kind: kindOf(await lstat(abs)) };
+      // Metadata calls on the common path are synchronous: two thread-pool round trips cost
+      // more than the syscalls themselves (the slow walk below stays asynchronous).
+      const abs = realpathSync.native(joined);
+      return { abs, exists: true, kind: kindOf(lstatSync(abs)) };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       // A loop is found again (and judged) by the walk below.

@@ -4,8 +4,8 @@ import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-to
 import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
 import type { ResolvedPath, ToolResult } from '../../core/types.js';
-import { openFileForRead } from '../../workspace/safe-open.js';
-import { countLines, imageMime, readAll, scanText } from './scan.js';
+import { openFileForRead, readSmallFileSync } from '../../workspace/safe-open.js';
+import { countLines, imageMime, readAll, scanBytes, scanText, type TextScan } from './scan.js';
 import { lineRangeArgs } from './line-range.js';
 
 /** Longer lines are cut (minified files would otherwise fill the whole budget with one line). */
@@ -72,7 +72,13 @@ export const readFileTool = defineTool({
     const target = plan.targets[0];
     if (target?.kind !== 'path') throw new ToolError('Internal', 'read_file lost its target.');
     const rp: ResolvedPath = target.path;
-    const { fh, stat } = await openFileForRead(rp, ctx.workspace);
+    // A small regular file is read in one synchronous step; a big one (or off Linux) by the async path.
+    const small = readSmallFileSync(rp, ctx.workspace);
+    const opened = small ? null : await openFileForRead(rp, ctx.workspace);
+    const stat = small ? small.stat : opened!.stat;
+    const bytesOf = (size: number) => (small ? Promise.resolve(small.bytes) : readAll(opened!.fh, size, ctx.signal));
+    const scanOf = (o: { offset: number; limit: number; maxLineChars: number; display: string }): Promise<TextScan> | TextScan =>
+      (small ? scanBytes(small.bytes, o) : scanText(opened!.fh, { ...o, signal: ctx.signal }));
     try {
       const mtime_ms = Math.floor(stat.mtimeMs);
       if (args.encoding === 'base64') {
@@ -81,7 +87,7 @@ export const readFileTool = defineTool({
           throw new ToolError('FileTooLarge', `${rp.display} is ${stat.size} bytes; base64 reads are limited to ${cap} bytes. Read it as text with offset/limit, or inspect it with a command.`,
             { details: { size: stat.size, limit: cap } });
         }
-        const bytes = await readAll(fh, stat.size, ctx.signal);
+        const bytes = await bytesOf(stat.size);
         const sha256 = createHash('sha256').update(bytes).digest('hex');
         ctx.session.recordRead(rp.abs, { size: bytes.length, mtime_ms, sha256 });
         const mime = args.as_image ? imageMime(bytes) : null;
@@ -104,7 +110,7 @@ export const readFileTool = defineTool({
 
       // Never ask for more lines than the output may hold: the rest would only be cut again.
       const limit = Math.min(args.limit, ctx.limits.output_lines);
-      const scan = await scanText(fh, { offset: args.offset, limit, maxLineChars: MAX_LINE_CHARS, signal: ctx.signal, display: rp.display });
+      const scan = await scanOf({ offset: args.offset, limit, maxLineChars: MAX_LINE_CHARS, display: rp.display });
       ctx.session.recordRead(rp.abs, { size: scan.size, mtime_ms, sha256: scan.sha256 });
       const full = numbered(scan.lines, args.offset);
       const lim = limitText(full, ctx.limits, 'head');
@@ -143,7 +149,7 @@ export const readFileTool = defineTool({
         ...(spill ? { storage_ref: spill.storage_ref, sha256: spill.sha256 } : {}),
       };
     } finally {
-      await fh.close().catch(() => {});
+      await opened?.fh.close().catch(() => {});
     }
   },
 });

@@ -36,95 +36,119 @@ export function looksBinary(sample: Buffer): boolean {
 }
 
 /**
- * Reads the whole file once, in chunks: the hash and line count need every byte, but only
- * the lines in [offset, offset + limit) are kept, each at most maxLineChars long.
- * Throws BinaryFile when the first 8 KB look binary.
+ * Line scanner fed chunk by chunk: the hash and line count need every byte, but only the
+ * lines in [offset, offset + limit) are kept, each at most maxLineChars long. Throws
+ * BinaryFile when the first 8 KB look binary.
  */
-export async function scanText(fh: FileHandle, opts: { offset: number; limit: number; maxLineChars: number; signal: AbortSignal; display: string }): Promise<TextScan> {
-  const hash = createHash('sha256');
-  const buf = Buffer.allocUnsafe(CHUNK);
-  const first = opts.offset;
-  const last = opts.offset + opts.limit - 1;
-  const maxLineBytes = opts.maxLineChars * 4 + 4;
-  const lines: string[] = [];
-  let linesCut = 0;
-  let lineNo = 1;
-  let parts: Buffer[] = [];
-  let partBytes = 0;
-  let overLong = false;
-  let pendingBytes = 0; // bytes of the current line, kept or not
-  let size = 0;
-  let crlf = 0;
-  let lf = 0;
-  let lastByte = -1;
-  let sniffed = false;
+class TextScanner {
+  private readonly hash = createHash('sha256');
+  private readonly first: number;
+  private readonly last: number;
+  private readonly maxLineBytes: number;
+  private readonly lines: string[] = [];
+  private linesCut = 0;
+  private lineNo = 1;
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  private overLong = false;
+  private pendingBytes = 0; // bytes of the current line, kept or not
+  private size = 0;
+  private crlf = 0;
+  private lf = 0;
+  private lastByte = -1;
+  private sniffed = false;
+  private sniff: Buffer | null = null;
 
-  const keepPiece = (piece: Buffer) => {
-    if (lineNo < first || lineNo > last || overLong) return;
-    const room = maxLineBytes - partBytes;
-    if (piece.length > room) { overLong = true; piece = piece.subarray(0, room); }
-    parts.push(Buffer.from(piece)); // copy: buf is reused
-    partBytes += piece.length;
-  };
-  const endLine = (endsWithCr: boolean) => {
-    if (lineNo >= first && lineNo <= last) {
-      let s = (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
+  constructor(private readonly opts: { offset: number; limit: number; maxLineChars: number; display: string }, private readonly copy: boolean) {
+    this.first = opts.offset;
+    this.last = opts.offset + opts.limit - 1;
+    this.maxLineBytes = opts.maxLineChars * 4 + 4;
+  }
+
+  private keepPiece(piece: Buffer): void {
+    if (this.lineNo < this.first || this.lineNo > this.last || this.overLong) return;
+    const room = this.maxLineBytes - this.partBytes;
+    if (piece.length > room) { this.overLong = true; piece = piece.subarray(0, room); }
+    this.parts.push(this.copy ? Buffer.from(piece) : piece); // copy when the caller reuses its buffer
+    this.partBytes += piece.length;
+  }
+
+  private endLine(endsWithCr: boolean): void {
+    if (this.lineNo >= this.first && this.lineNo <= this.last) {
+      let s = (this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts)).toString('utf8');
       if (endsWithCr && s.endsWith('\r')) s = s.slice(0, -1);
-      if (overLong || s.length > opts.maxLineChars) {
-        s = `${s.slice(0, opts.maxLineChars)} … [line cut at ${opts.maxLineChars} characters]`;
-        linesCut++;
+      if (this.overLong || s.length > this.opts.maxLineChars) {
+        s = `${s.slice(0, this.opts.maxLineChars)} … [line cut at ${this.opts.maxLineChars} characters]`;
+        this.linesCut++;
       }
-      lines.push(s);
+      this.lines.push(s);
     }
-    lineNo++;
-    parts = [];
-    partBytes = 0;
-    overLong = false;
-    pendingBytes = 0;
-  };
+    this.lineNo++;
+    this.parts = [];
+    this.partBytes = 0;
+    this.overLong = false;
+    this.pendingBytes = 0;
+  }
 
-  let sniff: Buffer | null = null;
-  for (;;) {
-    if (opts.signal.aborted) throw new ToolError('Cancelled', 'The read was cancelled.');
-    const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
-    if (bytesRead === 0) break;
-    const chunk = buf.subarray(0, bytesRead);
-    hash.update(chunk);
-    size += bytesRead;
-    if (!sniffed) {
-      sniff = sniff ? Buffer.concat([sniff, chunk]) : Buffer.from(chunk.subarray(0, SNIFF_BYTES));
-      if (sniff.length >= SNIFF_BYTES) sniffed = true;
-      if (sniffed && looksBinary(sniff.subarray(0, SNIFF_BYTES))) throw binaryError(opts.display);
+  push(chunk: Buffer): void {
+    this.hash.update(chunk);
+    this.size += chunk.length;
+    if (!this.sniffed) {
+      this.sniff = this.sniff ? Buffer.concat([this.sniff, chunk]) : Buffer.from(chunk.subarray(0, SNIFF_BYTES));
+      if (this.sniff.length >= SNIFF_BYTES) this.sniffed = true;
+      if (this.sniffed && looksBinary(this.sniff.subarray(0, SNIFF_BYTES))) throw binaryError(this.opts.display);
     }
     let pos = 0;
     while (pos < chunk.length) {
       const nl = chunk.indexOf(10, pos);
       if (nl < 0) {
-        keepPiece(chunk.subarray(pos));
-        pendingBytes += chunk.length - pos;
-        lastByte = chunk[chunk.length - 1]!;
+        this.keepPiece(chunk.subarray(pos));
+        this.pendingBytes += chunk.length - pos;
+        this.lastByte = chunk[chunk.length - 1]!;
         break;
       }
-      const cr = nl > pos ? chunk[nl - 1] === 13 : pendingBytes > 0 && lastByte === 13;
-      if (cr) crlf++; else lf++;
-      keepPiece(chunk.subarray(pos, nl));
-      endLine(cr);
-      lastByte = 10;
+      const cr = nl > pos ? chunk[nl - 1] === 13 : this.pendingBytes > 0 && this.lastByte === 13;
+      if (cr) this.crlf++; else this.lf++;
+      this.keepPiece(chunk.subarray(pos, nl));
+      this.endLine(cr);
+      this.lastByte = 10;
       pos = nl + 1;
     }
   }
-  if (!sniffed && sniff && looksBinary(sniff)) throw binaryError(opts.display);
-  const trailing = pendingBytes > 0;
-  if (trailing) endLine(false);
-  const total = lineNo - 1;
-  return {
-    size,
-    sha256: hash.digest('hex'),
-    total_lines: total,
-    lines,
-    lines_cut: linesCut,
-    line_ending: crlf && lf ? 'mixed' : crlf ? 'crlf' : lf ? 'lf' : 'none',
-  };
+
+  finish(): TextScan {
+    if (!this.sniffed && this.sniff && looksBinary(this.sniff)) throw binaryError(this.opts.display);
+    if (this.pendingBytes > 0) this.endLine(false);
+    const { crlf, lf } = this;
+    return {
+      size: this.size,
+      sha256: this.hash.digest('hex'),
+      total_lines: this.lineNo - 1,
+      lines: this.lines,
+      lines_cut: this.linesCut,
+      line_ending: crlf && lf ? 'mixed' : crlf ? 'crlf' : lf ? 'lf' : 'none',
+    };
+  }
+}
+
+/** Reads the whole file once, in chunks, and scans it (see TextScanner). */
+export async function scanText(fh: FileHandle, opts: { offset: number; limit: number; maxLineChars: number; signal: AbortSignal; display: string }): Promise<TextScan> {
+  const scanner = new TextScanner(opts, true);
+  const buf = Buffer.allocUnsafe(CHUNK);
+  for (;;) {
+    if (opts.signal.aborted) throw new ToolError('Cancelled', 'The read was cancelled.');
+    const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
+    if (bytesRead === 0) break;
+    scanner.push(buf.subarray(0, bytesRead));
+  }
+  return scanner.finish();
+}
+
+/** Scans bytes already in memory (a small file read in one go): same result as scanText. */
+export function scanBytes(bytes: Buffer, opts: { offset: number; limit: number; maxLineChars: number; display: string }): TextScan {
+  const scanner = new TextScanner(opts, false);
+  for (let off = 0; off < bytes.length; off += CHUNK) scanner.push(bytes.subarray(off, Math.min(bytes.length, off + CHUNK)));
+  return scanner.finish();
 }
 
 export function binaryError(display: string): ToolError {
