@@ -6,6 +6,8 @@ import { userStateDir } from '../user-state.js';
 /** What of an upstream tool is pinned: everything that steers the model or the call. */
 export interface PinnedFields {
   name: string;
+  /** Shown as the tool's title, and as its description when it has none. */
+  title?: string;
   description?: string;
   inputSchema?: unknown;
   outputSchema?: unknown;
@@ -21,7 +23,8 @@ export function canonicalJson(v: unknown): string {
 }
 
 export function pinHash(t: PinnedFields): string {
-  const fields = { name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? null, outputSchema: t.outputSchema ?? null, annotations: t.annotations ?? null };
+  // title only when present: pins of tools without one keep their hash.
+  const fields = { name: t.name, ...(t.title !== undefined ? { title: t.title } : {}), description: t.description ?? '', inputSchema: t.inputSchema ?? null, outputSchema: t.outputSchema ?? null, annotations: t.annotations ?? null };
   return createHash('sha256').update(canonicalJson(fields)).digest('hex');
 }
 

@@ -141,8 +141,11 @@ export class Upstream {
     const raw = await listAllTools(conn.client, 15_000);
     const wanted = this.cfg.tools ? picomatch(this.cfg.tools) : () => true;
     const mounted = raw.filter((t) => wanted(t.name));
+    // A name listed twice has no one pin: the second copy could change unseen behind the first.
+    const seen = new Map<string, number>();
+    for (const t of mounted) seen.set(t.name, (seen.get(t.name) ?? 0) + 1);
     const hashes: Record<string, string> = {};
-    for (const t of mounted) hashes[t.name] = pinHash(t);
+    for (const t of mounted) if (seen.get(t.name) === 1) hashes[t.name] = pinHash(t);
     const { verdicts, reason } = judgePins(this.name, hashes, this.deps.env);
     const tools: AnyTool[] = [];
     const status: UpstreamToolStatus[] = [];
@@ -150,6 +153,10 @@ export class Upstream {
       const listed = listedName(this.name, t.name);
       if (!MCP_TOOL_NAME.test(listed)) {
         status.push({ name: t.name, listed_as: listed, pin: 'unsupported', note: 'the listed name breaks the MCP name rule (1-128 of A-Z a-z 0-9 _ . -)' });
+        continue;
+      }
+      if (seen.get(t.name)! > 1) {
+        if (!status.some((x) => x.name === t.name)) status.push({ name: t.name, listed_as: listed, pin: 'unsupported', note: 'the upstream lists this name more than once' });
         continue;
       }
       const verdict = verdicts[t.name]!;
