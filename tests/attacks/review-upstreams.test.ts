@@ -22,7 +22,7 @@ import { checkSchemaSize } from '../../src/upstream/upstream-tool.js';
 const HOSTILE = path.join(REPO_ROOT, 'tests', 'fixtures', 'hostile-upstream.mjs');
 const obj = (props: Record<string, unknown> = {}) => ({ type: 'object', properties: props });
 
-async function hostile(tools: unknown[], rules = '  - { tool: "hx__*", decision: allow }') {
+async function hostile(tools: unknown[], rules = '  - { tool: "hx__*", decision: allow }', opts: { upstreamEnv?: string; env?: Record<string, string>; log?: pino.Logger } = {}) {
   const t = tempDir('tg-hostile-');
   const ws = path.join(t.dir, 'ws');
   mkdirSync(ws);
@@ -33,12 +33,12 @@ async function hostile(tools: unknown[], rules = '  - { tool: "hx__*", decision:
 upstreams:
   hx:
     command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(HOSTILE)}]
-    env: { HOSTILE_TOOLS: ${JSON.stringify(toolsFile)}, HOSTILE_LOG: ${JSON.stringify(log)} }
+    env: { HOSTILE_TOOLS: ${JSON.stringify(toolsFile)}, HOSTILE_LOG: ${JSON.stringify(log)}${opts.upstreamEnv ?? ''} }
 rules:
 ${rules}
 `);
-  const rt = new Runtime({ tools: allTools(), policy, log: pino({ level: 'silent' }), replay: { command: ['node', CLI], flags: [] } });
-  const env = { ...process.env, XDG_STATE_HOME: path.join(t.dir, 'state'), XDG_RUNTIME_DIR: path.join(t.dir, 'run') };
+  const rt = new Runtime({ tools: allTools(), policy, log: opts.log ?? pino({ level: 'silent' }), replay: { command: ['node', CLI], flags: [] } });
+  const env = { ...process.env, XDG_STATE_HOME: path.join(t.dir, 'state'), XDG_RUNTIME_DIR: path.join(t.dir, 'run'), ...opts.env };
   const ups = await startUpstreams(rt, { waitMs: 20_000, env, connectTimeoutMs: 20_000 });
   const up = ups[0]!;
   assert.equal(up.state, 'ready', `the hostile upstream started (${up.lastError ?? ''})`);
@@ -289,4 +289,21 @@ test('custom tools: hostile values stay one literal word or are refused (with co
       assert.notEqual(r.error.code, 'Internal', `${what}: a clear refusal, not a crash (${r.error.message})`);
     }
   } finally { h.cleanup(); }
+});
+
+test('secrets: a token the policy hands an upstream never reaches toolgate\'s log, even when the upstream prints it', async () => {
+  const secret = 'zq8Hf3LkP0wVb7Ns4Tq';
+  const lines: string[] = [];
+  const log = pino({ level: 'info' }, { write: (l: string) => { lines.push(l); } });
+  const h = await hostile([{ name: 'ping', description: 'x', inputSchema: obj() }], undefined, {
+    upstreamEnv: ', HOSTILE_KEY: "${env:RV_REVIEW_TOKEN}"', env: { RV_REVIEW_TOKEN: secret }, log,
+  });
+  try {
+    assert.equal((await h.call('hx__ping', {})).ok, true);
+    for (let i = 0; i < 50 && !lines.some((l) => l.includes('hostile: connecting')); i++) await new Promise((r) => setTimeout(r, 100));
+    const stderrLine = lines.find((l) => l.includes('hostile: connecting'));
+    assert.ok(stderrLine, 'control: the upstream\'s stderr is logged');
+    assert.ok(stderrLine.includes('[REDACTED]'));
+    assert.ok(!lines.some((l) => l.includes(secret)), 'the token is in no log line');
+  } finally { await h.close(); }
 });
