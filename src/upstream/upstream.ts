@@ -225,12 +225,21 @@ export class Upstream {
     this.inflight.add(entry);
     const limit = this.cfg.timeout_ms ?? this.deps.timeoutMs;
     let res: CallToolResult;
+    // MCP wants progress to increase, and a message is a status line: an upstream that goes
+    // backwards or sends megabytes per notification is not passed through as such.
+    let lastProgress = -Infinity;
+    const onprogress = (p: { progress: number; total?: number; message?: string }) => {
+      if (!(p.progress > lastProgress)) return;
+      lastProgress = p.progress;
+      const msg = p.message ?? `${this.name}/${tool}: ${p.progress}${p.total ? `/${p.total}` : ''}`;
+      ctx.progress(msg.length > 500 ? `${msg.slice(0, 500)}…` : msg, p.progress, p.total);
+    };
     try {
       res = await conn.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
         signal: ctx.signal,
         // toolgate's own deadline stops the call; the SDK's must not fire first.
         timeout: limit + 5000,
-        onprogress: (p) => ctx.progress(p.message ?? `${this.name}/${tool}: ${p.progress}${p.total ? `/${p.total}` : ''}`, p.progress, p.total),
+        onprogress,
       }) as CallToolResult;
     } catch (e) {
       if (ctx.signal.aborted) {
