@@ -64,7 +64,8 @@ export function readPins(upstream: string, env: NodeJS.ProcessEnv = process.env)
       || !Object.values(p.tools).every((h) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h))) {
       throw new Error('not a toolgate pin file');
     }
-    return { kind: 'ok', pins: p };
+    // Without a prototype: a tool named "__proto__" or "constructor" reads as what the file holds, nothing else.
+    return { kind: 'ok', pins: { ...p, tools: Object.assign(Object.create(null) as Record<string, string>, p.tools) } };
   } catch (e) {
     return { kind: 'corrupt', reason: `${pinFile(upstream, env)} is corrupt (${(e as Error).message})` };
   }
@@ -91,7 +92,7 @@ export type PinVerdict = 'trusted' | 'changed' | 'new' | 'corrupt';
  */
 export function judgePins(upstream: string, hashes: Record<string, string>, env: NodeJS.ProcessEnv = process.env): { verdicts: Record<string, PinVerdict>; reason?: string } {
   const state = readPins(upstream, env);
-  const verdicts: Record<string, PinVerdict> = {};
+  const verdicts: Record<string, PinVerdict> = Object.create(null);
   if (state.kind === 'none') {
     writePins(upstream, hashes, env);
     for (const k of Object.keys(hashes)) verdicts[k] = 'trusted';
@@ -111,7 +112,7 @@ export function judgePins(upstream: string, hashes: Record<string, string>, env:
 /** `toolgate upstream trust NAME [TOOL]`: pins the current hashes of all (or one) tool(s). */
 export function trustPins(upstream: string, hashes: Record<string, string>, only?: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const state = readPins(upstream, env);
-  const base = state.kind === 'ok' ? { ...state.pins.tools } : {};
+  const base: Record<string, string> = Object.assign(Object.create(null), state.kind === 'ok' ? state.pins.tools : {});
   const names = only ? [only] : Object.keys(hashes);
   const changed: string[] = [];
   for (const n of names) {

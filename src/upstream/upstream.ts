@@ -144,7 +144,7 @@ export class Upstream {
     // A name listed twice has no one pin: the second copy could change unseen behind the first.
     const seen = new Map<string, number>();
     for (const t of mounted) seen.set(t.name, (seen.get(t.name) ?? 0) + 1);
-    const hashes: Record<string, string> = {};
+    const hashes: Record<string, string> = Object.create(null);
     for (const t of mounted) if (seen.get(t.name) === 1) hashes[t.name] = pinHash(t);
     const { verdicts, reason } = judgePins(this.name, hashes, this.deps.env);
     const tools: AnyTool[] = [];

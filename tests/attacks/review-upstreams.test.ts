@@ -15,7 +15,7 @@ import { allTools } from '../../src/tools/index.js';
 import { loadCustomTools } from '../../src/tools/custom/index.js';
 import { fillArgv } from '../../src/tools/custom/args.js';
 import { startUpstreams } from '../../src/upstream/manager.js';
-import { pinHash } from '../../src/upstream/pins.js';
+import { isPinned, judgePins, pinHash, trustPins } from '../../src/upstream/pins.js';
 import type { Upstream } from '../../src/upstream/upstream.js';
 import { checkSchemaSize } from '../../src/upstream/upstream-tool.js';
 
@@ -183,6 +183,14 @@ test('refused as they should be: pins, names and arguments of upstream tools (wi
     assert.equal(h.status('grеet')?.pin, 'unsupported');
     assert.equal(h.status('x'.repeat(130))?.pin, 'unsupported');
     assert.deepEqual(h.listed().filter((n) => n.startsWith('hx__')), []);
+    // Names that are Object.prototype keys never read as pinned (the pin file is a plain object).
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      await h.relist([{ ...greet, name }]);
+      const r = await h.call(`hx__${name}`, { name: 'a' });
+      assert.equal(r.ok, false, name);
+      assert.equal(r.error.code, 'ToolNotAllowed', name);
+    }
+    assert.equal(h.calls().length, before, 'no rug-pulled or prototype-named tool was called');
   } finally { await h.close(); }
 });
 
@@ -337,4 +345,22 @@ test('upstream → client: progress is bounded and increasing; elicitation is ma
     assert.match(s.data.content, /error/i);
     assert.equal(sampled, 0);
   } finally { await h.close(); }
+});
+
+test('pins: a tool named after an Object.prototype key is judged by the file alone, and can be trusted', () => {
+  const t = tempDir('tg-rpins-');
+  const env = { XDG_STATE_HOME: path.join(t.dir, 'state') };
+  try {
+    const h = pinHash({ name: '__proto__', description: 'x' });
+    judgePins('u', { ok: pinHash({ name: 'ok' }) }, env); // first sight: pinned without it
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      const hashes: Record<string, string> = Object.create(null);
+      hashes[name] = h;
+      assert.equal(judgePins('u', hashes, env).verdicts[name], 'new', name);
+      assert.equal(isPinned('u', name, (Object.prototype as any)[name] ?? h, env), false, `${name}: not pinned by inheritance`);
+      trustPins('u', hashes, name, env);
+      assert.equal(isPinned('u', name, h, env), true, `${name}: trusted once the user says so`);
+      assert.equal(judgePins('u', hashes, env).verdicts[name], 'trusted', name);
+    }
+  } finally { t.cleanup(); }
 });
