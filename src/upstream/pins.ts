@@ -92,21 +92,15 @@ export type PinVerdict = 'trusted' | 'changed' | 'new' | 'corrupt';
  */
 export function judgePins(upstream: string, hashes: Record<string, string>, env: NodeJS.ProcessEnv = process.env): { verdicts: Record<string, PinVerdict>; reason?: string } {
   const state = readPins(upstream, env);
-  const verdicts: Record<string, PinVerdict> = Object.create(null);
+  // fromEntries makes own properties: a tool named "__proto__" gets its verdict like any other.
+  const all = (v: (k: string, h: string) => PinVerdict) => Object.fromEntries(Object.entries(hashes).map(([k, h]) => [k, v(k, h)])) as Record<string, PinVerdict>;
   if (state.kind === 'none') {
     writePins(upstream, hashes, env);
-    for (const k of Object.keys(hashes)) verdicts[k] = 'trusted';
-    return { verdicts };
+    return { verdicts: all(() => 'trusted') };
   }
-  if (state.kind === 'corrupt') {
-    for (const k of Object.keys(hashes)) verdicts[k] = 'corrupt';
-    return { verdicts, reason: state.reason };
-  }
-  for (const [k, h] of Object.entries(hashes)) {
-    const pinned = state.pins.tools[k];
-    verdicts[k] = pinned === undefined ? 'new' : pinned === h ? 'trusted' : 'changed';
-  }
-  return { verdicts };
+  if (state.kind === 'corrupt') return { verdicts: all(() => 'corrupt'), reason: state.reason };
+  const tools = state.pins.tools;
+  return { verdicts: all((k, h) => (tools[k] === undefined ? 'new' : tools[k] === h ? 'trusted' : 'changed')) };
 }
 
 /** `toolgate upstream trust NAME [TOOL]`: pins the current hashes of all (or one) tool(s). */
