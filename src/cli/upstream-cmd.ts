@@ -22,7 +22,7 @@ interface Probe {
 /** Connects to one upstream itself (not through a running server), lists its mounted tools and compares them with the pins. */
 async function probe(name: string, cfg: UpstreamConfig, timeoutMs: number): Promise<Probe> {
   const pins = readPins(name);
-  const base: Probe = { name, transport: cfg.command ? 'stdio' : 'http', state: 'failed', pin_file: pinFile(name), pins: pins.kind, tools: [], hashes: {} };
+  const base: Probe = { name, transport: cfg.command ? 'stdio' : 'http', state: 'failed', pin_file: pinFile(name), pins: pins.kind, tools: [], hashes: Object.create(null) };
   let tools: McpTool[];
   const log = process.env.TOOLGATE_LOG_LEVEL ? createLogger() : pino({ level: 'silent' });
   try {

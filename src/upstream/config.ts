@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** An upstream's name becomes the prefix of its tools (`<name>__<tool>`): short, and no `__` inside. */
-export const UPSTREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/;
+export const UPSTREAM_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,38}[A-Za-z0-9.-])?$/;
 
 const stringMap = z.record(z.string().min(1), z.string());
 
@@ -31,7 +31,7 @@ export const upstreamSchema = z.strictObject({
   .refine((u) => !(u.command && Object.keys(u.headers).length), { message: 'headers are for url upstreams; a command upstream takes env' });
 
 export const upstreamsSchema = z.record(
-  z.string().regex(UPSTREAM_NAME, 'an upstream name is 1-40 letters, digits, "_", "." or "-", starting with a letter or digit').refine((n) => !n.includes('__'), 'an upstream name cannot contain "__" (it separates the upstream from the tool name)'),
+  z.string().regex(UPSTREAM_NAME, 'an upstream name is 1-40 letters, digits, "_", "." or "-", starting with a letter or digit and not ending with "_" (upstream "a_" tool "x" and upstream "a" tool "_x" would both be listed as a___x)').refine((n) => !n.includes('__'), 'an upstream name cannot contain "__" (it separates the upstream from the tool name)'),
   upstreamSchema,
 ).default({});
 

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { redactString, REDACTED } from '../audit/redact.js';
 import { VERSION } from '../version.js';
 import { expandEnvRefs, upstreamArgv, type UpstreamConfig } from './config.js';
 
@@ -56,7 +57,7 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
   if (cfg.command) {
     const [command, ...args] = upstreamArgv(cfg);
     const transport = new StdioClientTransport({ command: command!, args, env: upstreamEnv(name, cfg, opts.env), cwd: cfg.cwd, stderr: 'pipe' });
-    pipeStderr(transport, name, opts.log);
+    pipeStderr(transport, name, opts.log, secretValues(cfg, opts.env));
     const client = make();
     try {
       await withTimeout(client.connect(transport), 'starting and initializing');
@@ -88,19 +89,40 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
   return { client, transport: sse, kind: 'sse' };
 }
 
-function pipeStderr(t: StdioClientTransport, name: string, log: Logger): void {
+/** The values the policy hands the upstream from toolgate's environment (`${env:NAME}`): secrets by definition. */
+export function secretValues(cfg: UpstreamConfig, env: NodeJS.ProcessEnv): string[] {
+  const out = new Set<string>();
+  for (const v of [...Object.values(cfg.env), ...Object.values(cfg.headers)]) {
+    for (const m of v.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+      const x = env[m[1]!];
+      if (x && x.length >= 4) out.add(x);
+    }
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/** A line of the upstream's stderr as it may be logged: its secrets (named or credential-shaped) replaced. */
+export function scrubLine(line: string, secrets: string[]): string {
+  let out = line;
+  for (const s of secrets) out = out.split(s).join(REDACTED);
+  return redactString(out);
+}
+
+function pipeStderr(t: StdioClientTransport, name: string, log: Logger, secrets: string[]): void {
   const stream = t.stderr;
   if (!stream) return;
   let buf = '';
+  // An upstream that prints its configuration must not put its token into toolgate's log.
+  const emit = (text: string) => log.info({ upstream: name, stderr: scrubLine(text, secrets).slice(0, 4000) }, 'upstream stderr');
   stream.on('data', (chunk: Buffer) => {
     buf += chunk.toString('utf8');
     let nl: number;
     while ((nl = buf.indexOf('\n')) >= 0) {
       const line = buf.slice(0, nl).trimEnd();
       buf = buf.slice(nl + 1);
-      if (line) log.info({ upstream: name, stderr: line.slice(0, 4000) }, 'upstream stderr');
+      if (line) emit(line.slice(0, 8000));
     }
-    if (buf.length > 64 * 1024) { log.info({ upstream: name, stderr: buf.slice(0, 4000) }, 'upstream stderr'); buf = ''; }
+    if (buf.length > 64 * 1024) { emit(buf.slice(0, 8000)); buf = ''; }
   });
 }
 

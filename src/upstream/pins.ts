@@ -6,6 +6,8 @@ import { userStateDir } from '../user-state.js';
 /** What of an upstream tool is pinned: everything that steers the model or the call. */
 export interface PinnedFields {
   name: string;
+  /** Shown as the tool's title, and as its description when it has none. */
+  title?: string;
   description?: string;
   inputSchema?: unknown;
   outputSchema?: unknown;
@@ -21,7 +23,8 @@ export function canonicalJson(v: unknown): string {
 }
 
 export function pinHash(t: PinnedFields): string {
-  const fields = { name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? null, outputSchema: t.outputSchema ?? null, annotations: t.annotations ?? null };
+  // title only when present: pins of tools without one keep their hash.
+  const fields = { name: t.name, ...(t.title !== undefined ? { title: t.title } : {}), description: t.description ?? '', inputSchema: t.inputSchema ?? null, outputSchema: t.outputSchema ?? null, annotations: t.annotations ?? null };
   return createHash('sha256').update(canonicalJson(fields)).digest('hex');
 }
 
@@ -61,7 +64,8 @@ export function readPins(upstream: string, env: NodeJS.ProcessEnv = process.env)
       || !Object.values(p.tools).every((h) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h))) {
       throw new Error('not a toolgate pin file');
     }
-    return { kind: 'ok', pins: p };
+    // Without a prototype: a tool named "__proto__" or "constructor" reads as what the file holds, nothing else.
+    return { kind: 'ok', pins: { ...p, tools: Object.assign(Object.create(null) as Record<string, string>, p.tools) } };
   } catch (e) {
     return { kind: 'corrupt', reason: `${pinFile(upstream, env)} is corrupt (${(e as Error).message})` };
   }
@@ -88,27 +92,21 @@ export type PinVerdict = 'trusted' | 'changed' | 'new' | 'corrupt';
  */
 export function judgePins(upstream: string, hashes: Record<string, string>, env: NodeJS.ProcessEnv = process.env): { verdicts: Record<string, PinVerdict>; reason?: string } {
   const state = readPins(upstream, env);
-  const verdicts: Record<string, PinVerdict> = {};
+  // fromEntries makes own properties: a tool named "__proto__" gets its verdict like any other.
+  const all = (v: (k: string, h: string) => PinVerdict) => Object.fromEntries(Object.entries(hashes).map(([k, h]) => [k, v(k, h)])) as Record<string, PinVerdict>;
   if (state.kind === 'none') {
     writePins(upstream, hashes, env);
-    for (const k of Object.keys(hashes)) verdicts[k] = 'trusted';
-    return { verdicts };
+    return { verdicts: all(() => 'trusted') };
   }
-  if (state.kind === 'corrupt') {
-    for (const k of Object.keys(hashes)) verdicts[k] = 'corrupt';
-    return { verdicts, reason: state.reason };
-  }
-  for (const [k, h] of Object.entries(hashes)) {
-    const pinned = state.pins.tools[k];
-    verdicts[k] = pinned === undefined ? 'new' : pinned === h ? 'trusted' : 'changed';
-  }
-  return { verdicts };
+  if (state.kind === 'corrupt') return { verdicts: all(() => 'corrupt'), reason: state.reason };
+  const tools = state.pins.tools;
+  return { verdicts: all((k, h) => (tools[k] === undefined ? 'new' : tools[k] === h ? 'trusted' : 'changed')) };
 }
 
 /** `toolgate upstream trust NAME [TOOL]`: pins the current hashes of all (or one) tool(s). */
 export function trustPins(upstream: string, hashes: Record<string, string>, only?: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const state = readPins(upstream, env);
-  const base = state.kind === 'ok' ? { ...state.pins.tools } : {};
+  const base: Record<string, string> = Object.assign(Object.create(null), state.kind === 'ok' ? state.pins.tools : {});
   const names = only ? [only] : Object.keys(hashes);
   const changed: string[] = [];
   for (const n of names) {

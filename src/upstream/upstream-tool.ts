@@ -52,6 +52,37 @@ export function strictInputSchema(schema: McpTool['inputSchema']): Record<string
   return s;
 }
 
+/** Nodes of an input schema with its `$ref`s expanded (each recursion cut once): past this, not mounted. */
+export const MAX_SCHEMA_NODES = 20_000;
+
+/**
+ * Throws when the schema, its local `$ref`s expanded, is larger than MAX_SCHEMA_NODES: a few
+ * `$defs` that each refer twice to the previous one are a small text but an exponential
+ * validator — one call would hold toolgate's event loop (and every other tool) for minutes.
+ */
+export function checkSchemaSize(schema: unknown, max = MAX_SCHEMA_NODES): void {
+  let n = 0;
+  const resolve = (ref: string): unknown => {
+    if (!ref.startsWith('#')) return undefined;
+    let cur: unknown = schema;
+    for (const part of ref.slice(1).split('/').filter(Boolean)) {
+      const key = decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~');
+      cur = cur && typeof cur === 'object' && Object.hasOwn(cur, key) ? (cur as Record<string, unknown>)[key] : undefined;
+    }
+    return cur;
+  };
+  const walk = (v: unknown, refs: ReadonlySet<string>): void => {
+    if (++n > max) throw new Error(`the schema is too complex (more than ${max} parts with its $refs expanded)`);
+    if (!v || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (k === '$ref' && typeof x === 'string') {
+        if (!refs.has(x)) walk(resolve(x), new Set([...refs, x]));
+      } else walk(x, refs);
+    }
+  };
+  walk(schema, new Set());
+}
+
 export interface UpstreamCaller {
   /** Throws IOError when the upstream is not ready (starting, restarting, failed). */
   ensureReady(): void;
@@ -65,6 +96,7 @@ export interface UpstreamCaller {
  */
 export function makeUpstreamTool(upstream: string, t: McpTool, caller: UpstreamCaller, opts: { timeout_ms?: number; refusal?: () => ToolError | undefined }): AnyTool {
   const inputJson = strictInputSchema(t.inputSchema);
+  checkSchemaSize(inputJson);
   const input = z.fromJSONSchema(inputJson as never) as unknown as z.ZodObject;
   const name = listedName(upstream, t.name);
   const risk = riskFromAnnotations(t.annotations);

@@ -143,8 +143,11 @@ export class Upstream {
     const raw = await listAllTools(conn.client, 15_000);
     const wanted = this.cfg.tools ? picomatch(this.cfg.tools) : () => true;
     const mounted = raw.filter((t) => wanted(t.name));
-    const hashes: Record<string, string> = {};
-    for (const t of mounted) hashes[t.name] = pinHash(t);
+    // A name listed twice has no one pin: the second copy could change unseen behind the first.
+    const seen = new Map<string, number>();
+    for (const t of mounted) seen.set(t.name, (seen.get(t.name) ?? 0) + 1);
+    const hashes: Record<string, string> = Object.create(null);
+    for (const t of mounted) if (seen.get(t.name) === 1) hashes[t.name] = pinHash(t);
     const { verdicts, reason } = judgePins(this.name, hashes, this.deps.env);
     const tools: AnyTool[] = [];
     const status: UpstreamToolStatus[] = [];
@@ -152,6 +155,10 @@ export class Upstream {
       const listed = listedName(this.name, t.name);
       if (!MCP_TOOL_NAME.test(listed)) {
         status.push({ name: t.name, listed_as: listed, pin: 'unsupported', note: 'the listed name breaks the MCP name rule (1-128 of A-Z a-z 0-9 _ . -)' });
+        continue;
+      }
+      if (seen.get(t.name)! > 1) {
+        if (!status.some((x) => x.name === t.name)) status.push({ name: t.name, listed_as: listed, pin: 'unsupported', note: 'the upstream lists this name more than once' });
         continue;
       }
       const verdict = verdicts[t.name]!;
@@ -220,12 +227,21 @@ export class Upstream {
     this.inflight.add(entry);
     const limit = this.cfg.timeout_ms ?? this.deps.timeoutMs;
     let res: CallToolResult;
+    // MCP wants progress to increase, and a message is a status line: an upstream that goes
+    // backwards or sends megabytes per notification is not passed through as such.
+    let lastProgress = -Infinity;
+    const onprogress = (p: { progress: number; total?: number; message?: string }) => {
+      if (!(p.progress > lastProgress)) return;
+      lastProgress = p.progress;
+      const msg = p.message ?? `${this.name}/${tool}: ${p.progress}${p.total ? `/${p.total}` : ''}`;
+      ctx.progress(msg.length > 500 ? `${msg.slice(0, 500)}…` : msg, p.progress, p.total);
+    };
     try {
       res = await conn.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
         signal: ctx.signal,
         // toolgate's own deadline stops the call; the SDK's must not fire first.
         timeout: limit + 5000,
-        onprogress: (p) => ctx.progress(p.message ?? `${this.name}/${tool}: ${p.progress}${p.total ? `/${p.total}` : ''}`, p.progress, p.total),
+        onprogress,
       }) as CallToolResult;
     } catch (e) {
       if (ctx.signal.aborted) {

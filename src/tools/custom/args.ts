@@ -26,10 +26,13 @@ function argType(name: string, a: CustomArg, key: string): z.ZodType {
       s = str;
     }
     // A value starting with "-" would be read as an option by most programs: never one whole word of data.
-    t = s.refine((v) => !v.startsWith('-'), 'must not start with "-" (it would be taken as an option)');
+    t = s.refine((v) => !v.startsWith('-'), 'must not start with "-" (it would be taken as an option)')
+      .refine((v) => !v.includes('\0'), 'must not contain a NUL byte (no program argument can hold one)');
   } else if (a.type === 'integer') {
     let n = z.number().int();
+    // "-1" would be read as an option ("kill {pid}" → kill -1): negatives only where a minimum allows them.
     if (a.minimum !== undefined) n = n.min(a.minimum);
+    else n = n.min(0, 'must not be negative (it would be taken as an option); the tool declares no minimum below 0');
     if (a.maximum !== undefined) n = n.max(a.maximum);
     t = n;
   } else {
@@ -70,16 +73,18 @@ export function checkArgv(cfg: CustomToolConfig, key: string): void {
 }
 
 /**
- * The argv to run: each placeholder replaced by its validated value as exactly one word. A
- * placeholder whose value is the empty string is left out (an optional filter).
+ * The argv to run: each placeholder replaced by its validated value as exactly one word. The
+ * placeholder of an optional string argument (`default: ""`) whose value is "" is left out (an
+ * optional filter); any other "" stays an empty word — a required word never vanishes (in
+ * `find {dir} -delete` a missing word would mean the current folder).
  */
-export function fillArgv(argv: string[], args: Record<string, unknown>): string[] {
+export function fillArgv(argv: string[], args: Record<string, unknown>, defs: CustomToolConfig['args'] = {}): string[] {
   const out: string[] = [];
   for (const w of argv) {
     const m = WHOLE.exec(w);
     if (!m) { out.push(w); continue; }
     const v = args[m[1]!];
-    if (v === undefined || v === '') continue;
+    if (v === undefined || (v === '' && defs[m[1]!]?.default === '')) continue;
     out.push(String(v));
   }
   return out;

@@ -41,13 +41,13 @@ export function makeCustomTool(name: string, cfg: CustomToolConfig): AnyTool {
     // The tool stops the process itself (returning its output); this is only a backstop.
     timeout_ms: (cfg.timeout_ms ?? 24 * 3600_000) + 60_000,
     async plan(args, ctx) {
-      const argv = fillArgv(cfg.argv, args);
+      const argv = fillArgv(cfg.argv, args, cfg.args);
       await resolveCwd(cfg.cwd, ctx);
       const text = displayArgv(argv);
       return { targets: [{ kind: 'command', words: argv.map((w) => ({ text: w, literal: true })), text }], summary: `run ${text} (custom tool ${name})` };
     },
     async execute(args, plan, ctx) {
-      const argv = fillArgv(cfg.argv, args);
+      const argv = fillArgv(cfg.argv, args, cfg.args);
       const cwd = await resolveCwd(cfg.cwd, ctx);
       const text = displayArgv(argv);
       const limit = Math.min(cfg.timeout_ms ?? ctx.limits.timeout_ms, 24 * 3600_000);
