@@ -8,7 +8,7 @@ const req = (tool = 'write_file'): NewRequest => ({
 
 test('an answer resolves the waiting call once; a second answer is refused as already answered', async () => {
   const ib = new Inbox(60_000);
-  const e = ib.open(req(), 'write_file', { path: 'a' });
+  const e = ib.open(req(), 'write_file', { path: 'a' })!;
   assert.deepEqual(ib.answer(e.id, 'allow_once', 'cli'), { ok: true, applied: 'now' });
   assert.deepEqual(await e.answered, { id: e.id, decision: 'allow_once', source: 'cli' });
   const again = ib.answer(e.id, 'deny', 'console');
@@ -19,7 +19,7 @@ test('an answer resolves the waiting call once; a second answer is refused as al
 
 test('unknown ids, non-decisions and look-alikes are refused', () => {
   const ib = new Inbox(60_000);
-  const e = ib.open(req(), 'write_file', { path: 'a' });
+  const e = ib.open(req(), 'write_file', { path: 'a' })!;
   for (const d of ['allow', 'ALLOW_ONCE', 'allow_once ', '', null, undefined, ['allow_once'], true]) {
     const r = ib.answer(e.id, d, 'console');
     assert.equal(r.ok, false, JSON.stringify(d));
@@ -31,28 +31,28 @@ test('unknown ids, non-decisions and look-alikes are refused', () => {
 
 test('after the wait ends, an answer applies once to a retry of exactly the same call (keys in any order)', () => {
   const ib = new Inbox(60_000);
-  const e = ib.open(req(), 'write_file', { path: 'a', content: 'x' });
+  const e = ib.open(req(), 'write_file', { path: 'a', content: 'x' })!;
   ib.expire(e.id);
   assert.equal(ib.pending()[0]!.waiting, false);
   assert.deepEqual(ib.answer(e.id, 'allow_once', 'cli'), { ok: true, applied: 'retry' });
-  assert.equal(ib.takeLate('write_file', { path: 'a', content: 'y' }), undefined, 'other args');
-  assert.equal(ib.takeLate('edit_file', { path: 'a', content: 'x' }), undefined, 'other tool');
-  assert.equal(ib.takeLate('write_file', { content: 'x', path: 'a' })?.decision, 'allow_once');
-  assert.equal(ib.takeLate('write_file', { path: 'a', content: 'x' }), undefined, 'used once');
+  assert.equal(ib.takeLate('write_file', { path: 'a', content: 'y' }, 's'), undefined, 'other args');
+  assert.equal(ib.takeLate('edit_file', { path: 'a', content: 'x' }, 's'), undefined, 'other tool');
+  assert.equal(ib.takeLate('write_file', { content: 'x', path: 'a' }, 's')?.decision, 'allow_once');
+  assert.equal(ib.takeLate('write_file', { path: 'a', content: 'x' }, 's'), undefined, 'used once');
 });
 
 test('the retry window closes: an expired request can no longer be answered, a late answer no longer used', () => {
   let now = 1_000;
   const ib = new Inbox(10_000, () => now);
-  const a = ib.open(req(), 'write_file', { path: 'a' });
+  const a = ib.open(req(), 'write_file', { path: 'a' })!;
   ib.expire(a.id);
   now += 10_001;
   assert.equal(ib.answer(a.id, 'allow_once', 'cli').ok, false);
-  const b = ib.open(req(), 'write_file', { path: 'b' });
+  const b = ib.open(req(), 'write_file', { path: 'b' })!;
   ib.expire(b.id);
   ib.answer(b.id, 'allow_once', 'cli');
   now += 10_001;
-  assert.equal(ib.takeLate('write_file', { path: 'b' }), undefined);
+  assert.equal(ib.takeLate('write_file', { path: 'b' }, 's'), undefined);
 });
 
 test('a waiting request never expires by the clock; close withdraws it; listeners hear every change', () => {
@@ -60,7 +60,7 @@ test('a waiting request never expires by the clock; close withdraws it; listener
   const ib = new Inbox(10, () => now);
   let changes = 0;
   ib.onChange(() => changes++);
-  const e = ib.open(req(), 'write_file', { path: 'a' });
+  const e = ib.open(req(), 'write_file', { path: 'a' })!;
   now += 1_000_000;
   assert.equal(ib.pending().length, 1);
   ib.close(e.id);

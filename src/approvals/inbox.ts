@@ -48,16 +48,22 @@ interface Entry {
   resolve?: (a: Answer) => void;
 }
 
+/** At most this many requests are kept (waiting or answerable for a retry): a model flooding asks cannot fill memory. */
+export const MAX_ENTRIES = 100;
+
 export type AnswerResult = { ok: true; applied: 'now' | 'retry' } | { ok: false; reason: 'unknown' | 'answered' | 'invalid'; message: string };
 
-/** Same tool, same arguments (keys in any order): what a retry must match. */
-export function requestKey(tool: string, args: unknown): string {
+/**
+ * Same tool, same arguments (keys in any order), and — when given — the same session (another
+ * session has other roots: the same relative path is another file): what a retry must match.
+ */
+export function requestKey(tool: string, args: unknown, session = ''): string {
   const stable = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(stable);
     if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, stable((v as Record<string, unknown>)[k])]));
     return v;
   };
-  return createHash('sha256').update(tool).update('\0').update(JSON.stringify(stable(args))).digest('hex');
+  return createHash('sha256').update(session).update('\0').update(tool).update('\0').update(JSON.stringify(stable(args))).digest('hex');
 }
 
 /**
@@ -102,14 +108,23 @@ export class Inbox {
     }
   }
 
-  /** Adds a request; `waiting: false` (ci mode) makes it answerable for a later retry only. */
-  open(req: NewRequest, tool: string, args: unknown, waiting = true): { id: string; answered: Promise<Answer> } {
+  /**
+   * Adds a request; `waiting: false` (ci mode) makes it answerable for a later retry only.
+   * When MAX_ENTRIES are kept, the oldest one that no longer waits makes room; when every one
+   * still waits, returns undefined (the call is refused, not queued).
+   */
+  open(req: NewRequest, tool: string, args: unknown, waiting = true): { id: string; answered: Promise<Answer> } | undefined {
     this.sweep();
+    for (const [old, e] of this.entries) {
+      if (this.entries.size < MAX_ENTRIES) break;
+      if (e.state !== 'waiting') this.finish(old);
+    }
+    if (this.entries.size >= MAX_ENTRIES) return undefined;
     const id = this.newId();
     const view: RequestView = { ...req, id, server_pid: process.pid, created_at: new Date(this.now()).toISOString(), waiting };
     let resolve!: (a: Answer) => void;
     const answered = new Promise<Answer>((r) => { resolve = r; });
-    this.entries.set(id, { view, key: requestKey(tool, args), state: waiting ? 'waiting' : 'expired', until: this.now() + this.retryWindowMs, resolve: waiting ? resolve : undefined });
+    this.entries.set(id, { view, key: requestKey(tool, args, req.session_id), state: waiting ? 'waiting' : 'expired', until: this.now() + this.retryWindowMs, resolve: waiting ? resolve : undefined });
     this.changed();
     return { id, answered };
   }
@@ -153,10 +168,10 @@ export class Inbox {
     return { ok: true, applied: 'retry' };
   }
 
-  /** A late answer for exactly this call, used once. */
-  takeLate(tool: string, args: unknown): Answer | undefined {
+  /** A late answer for exactly this call of this session, used once. */
+  takeLate(tool: string, args: unknown, session = ''): Answer | undefined {
     this.sweep();
-    const key = requestKey(tool, args);
+    const key = requestKey(tool, args, session);
     for (const [id, e] of this.entries) {
       if (e.state === 'answered-late' && e.key === key && e.answer) {
         this.finish(id);

@@ -60,10 +60,13 @@ let state = null;
 let openRecord = null;
 const focus = (location.pathname.match(/^\\/r\\/([0-9a-f]+)$/) || [])[1];
 const $ = (id) => document.getElementById(id);
+// Model-chosen text (paths, args, diffs, rules) is shown as text, never markup, and its control,
+// line-separator and bidi characters as escapes: a file name cannot reorder or fake what is shown.
+const vis = (s) => String(s).replace(/[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]/g, (c) => '\\\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) { if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v); }
-  for (const k of kids) if (k !== null && k !== undefined) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+  for (const [k, v] of Object.entries(attrs || {})) { if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else e.setAttribute(k, vis(v)); }
+  for (const k of kids) if (k !== null && k !== undefined) e.append(k instanceof Node ? k : document.createTextNode(vis(k)));
   return e;
 }
 function diffView(text) {
@@ -124,7 +127,7 @@ function renderCalls() {
 }
 function showRecord() {
   const rec = state.calls.find((c) => c.tool_call_id === openRecord);
-  $('record').hidden = !rec; $('record').textContent = rec ? JSON.stringify(rec, null, 2) : '';
+  $('record').hidden = !rec; $('record').textContent = rec ? vis(JSON.stringify(rec, null, 2)) : '';
 }
 function renderSide() {
   const a = $('audit'); a.textContent = '';

@@ -152,6 +152,7 @@ export async function startConsole(deps: ConsoleDeps, port = 0): Promise<Console
         const body = await readBody(req);
         let data: Record<string, unknown>;
         try { data = JSON.parse(body ?? '') as Record<string, unknown>; } catch { return send(res, 400, 'bad JSON'); }
+        if (!data || typeof data !== 'object' || Array.isArray(data)) return send(res, 400, 'a JSON object expected');
         if (p === '/api/answer') {
           const r = deps.inbox.answer(String(data.id), data.decision, 'console');
           return send(res, r.ok ? 200 : r.reason === 'invalid' ? 400 : 409, JSON.stringify(r), 'application/json');

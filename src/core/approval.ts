@@ -1,7 +1,7 @@
 import { evaluate } from '../policy/evaluate.js';
 import type { CompiledPolicy, CompiledRule, ToolFacts, Verdict } from '../policy/types.js';
 import type { ApprovalServices } from '../approvals/services.js';
-import { isDecision, type AnswerSource, type ApprovalDecision } from '../approvals/inbox.js';
+import { isDecision, MAX_ENTRIES, type AnswerSource, type ApprovalDecision } from '../approvals/inbox.js';
 import { waitForAnswer } from '../approvals/wait.js';
 import { ToolError } from './errors.js';
 import { describeGrant, grantsAsYaml, grantToRule, proposeGrants } from './grants.js';
@@ -129,7 +129,7 @@ export async function seekApproval(input: ApprovalInput): Promise<Approval> {
     { details: replayDetails(input, grants, why, id ? { approval_id: id } : {}) });
 
   // An answer given after an earlier identical call stopped waiting: used once, here.
-  const late = inbox?.takeLate(input.tool.name, input.args);
+  const late = inbox?.takeLate(input.tool.name, input.args, input.session.id);
   if (late) return settle(input, grants, late.decision, late.source, late.id);
 
   const open = async (waiting: boolean) => inbox?.open({
@@ -145,6 +145,7 @@ export async function seekApproval(input: ApprovalInput): Promise<Approval> {
   if (!inbox && !input.session.elicit) throw required('this client cannot show approval requests (no elicitation support)');
 
   const entry = await open(true);
+  if (inbox && !entry && !input.session.elicit) throw required(`the approval inbox is full (${MAX_ENTRIES} requests wait); answer or let them expire first`);
   if (entry && !input.session.elicit) {
     const view = inbox!.get(entry.id);
     if (view) input.services?.announce?.(view);

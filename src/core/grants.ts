@@ -81,6 +81,12 @@ function escapeGlob(p: string): string {
 export function grantToRule(g: Grant, index: number): CompiledRule {
   const rule = compileRule({ tool: g.tool, path: g.path, command: g.command?.join(' '), domain: g.domain, decision: 'allow' }, index, 'grant');
   if (g.path !== undefined) rule.path = g.path === '**' ? () => true : picomatch(g.path, { dot: true, nocase: CASE_INSENSITIVE_FS });
+  if (g.command !== undefined) {
+    // Literal too: a word of the call that is "*" or holds a space ('* *') is one exact word
+    // here, never a wildcard — the grant covers only commands starting with the words approved.
+    const cmd = g.command;
+    rule.commandTarget = (words) => cmd.length > 0 && words.length >= cmd.length && cmd.every((w, i) => words[i]!.literal && words[i]!.text === w);
+  }
   if (g.abs !== undefined) {
     const abs = g.abs;
     // Literal: no glob, no quoting rules, and the root is part of the path (several roots).

@@ -1,4 +1,4 @@
-import type { Permission, Risk } from '../core/types.js';
+import type { CommandWord, Permission, Risk } from '../core/types.js';
 import type { PathRules } from '../workspace/path-rules.js';
 import type { Decision, PolicyData } from './schema.js';
 
@@ -22,6 +22,8 @@ export interface CompiledRule {
   /** Session grants: matched on the target itself (real path, access), not on a glob. */
   pathTarget?: (t: { access: string; path: { abs: string } }) => boolean;
   command?: string[][];
+  /** Stored and session grants: the call's literal words start with exactly these (no wildcard). */
+  commandTarget?: (words: CommandWord[]) => boolean;
   domain?: (host: string) => boolean;
   network?: boolean;
 }
