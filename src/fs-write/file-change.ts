@@ -63,6 +63,12 @@ export interface SingleFileOptions {
   mayCreate: boolean;
   /** write_file append: adds to what is there without replacing it, so no prior read is needed (expected_sha256 still checked). */
   readNotRequired?: boolean;
+  /**
+   * write_file: a file that already holds exactly the new content needs no prior read (nothing
+   * unseen can be overwritten), so the same write repeated in a new session — a stored
+   * allow_always grant after a restart — succeeds with "nothing written".
+   */
+  sameContentNeedsNoRead?: boolean;
 }
 
 /**
@@ -80,10 +86,12 @@ export async function planFileChange<A extends FileChangeArgs>(args: A, ctx: Pla
       throw new ToolError('NotFound', `The directory of ${rp.display} does not exist; pass create_dirs: true to create it.`, { details: { path: rp.display } });
     }
   } else if (args.expected_sha256 === undefined && !opts.readNotRequired) {
-    if (!ctx.session.reads.has(rp.abs)) throw readRequired(rp);
+    const unread = !ctx.session.reads.has(rp.abs);
+    if (unread && !(opts.sameContentNeedsNoRead && tryIt)) throw readRequired(rp);
     const current = await readCurrent(rp, ctx.workspace, ctx.policy.data.limits.max_file_bytes);
-    checkFresh(rp, current, ctx.session);
     const outcome = tryIt?.(current);
+    if (unread && !(current && outcome?.buf.equals(current.buf))) throw readRequired(rp);
+    if (!unread) checkFresh(rp, current, ctx.session);
     const plan: Plan = {
       targets: [{ kind: 'path', access: 'write', path: rp }],
       summary: `${opts.verb} ${rp.display}${args.dry_run ? ' (dry run: nothing is written)' : ''}`,
@@ -126,7 +134,7 @@ export function pathOf(plan: Plan): ResolvedPath {
 
 /** The change itself: under the file's lock, read, check fresh, transform, diff, write atomically, record. */
 export async function executeFileChange<A extends FileChangeArgs, X>(args: A, plan: Plan, ctx: ToolContext, transform: Transform<X>,
-  opts: Pick<SingleFileOptions, 'readNotRequired'> = {}): Promise<ToolResult<FileChangeData & X>> {
+  opts: Pick<SingleFileOptions, 'readNotRequired' | 'sameContentNeedsNoRead'> = {}): Promise<ToolResult<FileChangeData & X>> {
   let rp = pathOf(plan);
   const ws = ctx.workspace;
   const max = ctx.policy.data.limits.max_file_bytes;
@@ -136,8 +144,10 @@ export async function executeFileChange<A extends FileChangeArgs, X>(args: A, pl
     const unread = opts.readNotRequired && args.expected_sha256 === undefined;
     // What the caller knew of the file before: only then is the result recorded as read.
     const knew = !current || !unread || ctx.session.reads.get(rp.abs)?.sha256 === current.sha256;
-    if (!unread) checkFresh(rp, current, ctx.session, args.expected_sha256);
     const t = (outcome as ReturnType<Transform<X>> | undefined) ?? transform(current);
+    const sameUnread = !!opts.sameContentNeedsNoRead && !!current && args.expected_sha256 === undefined
+      && !ctx.session.reads.has(rp.abs) && current.buf.equals(t.buf);
+    if (!unread && !sameUnread) checkFresh(rp, current, ctx.session, args.expected_sha256);
     const { buf, extra, lineEndings } = t;
     if (buf.length > max) {
       throw new ToolError('FileTooLarge', `The new content of ${rp.display} is ${buf.length} bytes, over the ${max}-byte limit (limits.max_file_bytes).`);

@@ -91,3 +91,16 @@ test('write_file with expected_sha256 on a file that no longer exists fails with
   asking.close();
   done();
 });
+
+test('write_file of exactly what an unread file holds needs no read (a repeated write in a new session); any difference still does', async () => {
+  const { h, dir, done } = allowAll();
+  writeFileSync(`${dir}/same.txt`, 'hello\n');
+  const same = await h.call('write_file', { path: 'same.txt', content: 'hello\n' });
+  assert.equal(same.ok, true, JSON.stringify(same.error));
+  assert.deepEqual(same.artifacts.files_changed, []);
+  assert.match(same.text, /already has this content/);
+  const other = await h.call('write_file', { path: 'same.txt', content: 'hello!\n' });
+  assert.equal(other.error?.code, 'ReadRequired');
+  assert.equal(readFileSync(`${dir}/same.txt`, 'utf8'), 'hello\n');
+  done();
+});

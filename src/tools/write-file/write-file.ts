@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, descriptionBeside } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
-import { executeFileChange, fileChangeFields, planFileChange } from '../../fs-write/file-change.js';
+import { executeFileChange, fileChangeFields, planFileChange, type Transform } from '../../fs-write/file-change.js';
 import { encodeText, toCrlf, toLf, tryDecodeText } from '../../fs-write/text.js';
 
 const input = z.strictObject({
@@ -27,8 +27,13 @@ export const writeFileTool = defineTool({
   // Not idempotent: append: true adds the content again on every call.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   aliases: { file_path: 'path' },
-  plan: (args, ctx) => planFileChange(args, ctx, { verb: args.append ? 'append to' : 'write', mayCreate: true, readNotRequired: args.append }),
-  execute: (args, plan, ctx) => executeFileChange(args, plan, ctx, (current) => {
+  plan: (args, ctx) => planFileChange(args, ctx, { verb: args.append ? 'append to' : 'write', mayCreate: true, readNotRequired: args.append, sameContentNeedsNoRead: !args.append }, writeTransform(args)),
+  execute: (args, plan, ctx) => executeFileChange(args, plan, ctx, writeTransform(args), { readNotRequired: args.append, sameContentNeedsNoRead: !args.append }),
+});
+
+/** The new bytes of a write_file call, from what is on disk now (null: a new file). */
+function writeTransform(args: z.output<typeof input>): Transform<Record<string, never>> {
+  return (current) => {
     const before = current ? tryDecodeText(current.buf) : null;
     if (args.append && current && !before) {
       throw new ToolError('InvalidArguments', `${args.path} is not a UTF-8 text file; append adds text only. Use write_file without append to replace it.`);
@@ -44,5 +49,5 @@ export const writeFileTool = defineTool({
     const buf = encodeText(text, before?.bom === true && !text.startsWith('\uFEFF'));
     const after = tryDecodeText(buf);
     return { buf, extra: {}, lineEndings: after?.eol ?? 'none', before, after };
-  }, { readNotRequired: args.append }),
-});
+  };
+}
