@@ -89,9 +89,10 @@ export async function planFileChange<A extends FileChangeArgs>(args: A, ctx: Pla
     const unread = !ctx.session.reads.has(rp.abs);
     if (unread && !(opts.sameContentNeedsNoRead && tryIt)) throw readRequired(rp);
     const current = await readCurrent(rp, ctx.workspace, ctx.policy.data.limits.max_file_bytes);
+    // Freshness first: a stale read is named as such, whatever the transform would say.
+    if (!unread) checkFresh(rp, current, ctx.session);
     const outcome = tryIt?.(current);
     if (unread && !(current && outcome?.buf.equals(current.buf))) throw readRequired(rp);
-    if (!unread) checkFresh(rp, current, ctx.session);
     const plan: Plan = {
       targets: [{ kind: 'path', access: 'write', path: rp }],
       summary: `${opts.verb} ${rp.display}${args.dry_run ? ' (dry run: nothing is written)' : ''}`,
@@ -144,10 +145,13 @@ export async function executeFileChange<A extends FileChangeArgs, X>(args: A, pl
     const unread = opts.readNotRequired && args.expected_sha256 === undefined;
     // What the caller knew of the file before: only then is the result recorded as read.
     const knew = !current || !unread || ctx.session.reads.get(rp.abs)?.sha256 === current.sha256;
+    // Freshness before the transform (a stale read is StaleRead, not NoMatch), except for a write
+    // the session never read, which passes only when it would leave the file as it is.
+    const unseenSame = !!opts.sameContentNeedsNoRead && !!current && args.expected_sha256 === undefined
+      && !ctx.session.reads.has(rp.abs);
+    if (!unread && !unseenSame) checkFresh(rp, current, ctx.session, args.expected_sha256);
     const t = (outcome as ReturnType<Transform<X>> | undefined) ?? transform(current);
-    const sameUnread = !!opts.sameContentNeedsNoRead && !!current && args.expected_sha256 === undefined
-      && !ctx.session.reads.has(rp.abs) && current.buf.equals(t.buf);
-    if (!unread && !sameUnread) checkFresh(rp, current, ctx.session, args.expected_sha256);
+    if (unseenSame && !current.buf.equals(t.buf)) checkFresh(rp, current, ctx.session, args.expected_sha256);
     const { buf, extra, lineEndings } = t;
     if (buf.length > max) {
       throw new ToolError('FileTooLarge', `The new content of ${rp.display} is ${buf.length} bytes, over the ${max}-byte limit (limits.max_file_bytes).`);

@@ -44,6 +44,13 @@ test('edit_file without a read is ReadRequired; after an outside change it is St
   assert.equal(env.ok, true, JSON.stringify(env.error));
   env = await h.call('edit_file', { path: 'a.txt', old_string: 'less', new_string: 'x', expected_sha256: sha('something else') });
   assert.equal(env.error?.code, 'StaleRead');
+  // Staleness is named before the match: old_string no longer there is still StaleRead, not NoMatch.
+  env = await h.call('edit_file', { path: 'a.txt', old_string: 'gone', new_string: 'x', expected_sha256: sha('alpha and more\n') });
+  assert.equal(env.error?.code, 'StaleRead');
+  markRead(h, f);
+  writeFileSync(f, 'rewritten\n');
+  env = await h.call('edit_file', { path: 'a.txt', old_string: 'alpha', new_string: 'x' });
+  assert.equal(env.error?.code, 'StaleRead');
   done();
 });
 
