@@ -1,7 +1,6 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -73,8 +72,5 @@ export async function connectStdio(args: string[], opts: { capabilities?: Record
   });
   const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities: opts.capabilities ?? {} });
   await client.connect(transport);
-  // Closed after the test that started it even when an assertion throws first, so a failing
-  // test fails at once instead of holding its file open until the runner's timeout.
-  after(() => client.close().catch(() => undefined));
   return { client, transport, close: () => client.close() };
 }

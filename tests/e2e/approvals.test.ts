@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectStdio, tempDir } from '../../src/testing/helpers.js';
@@ -16,6 +16,8 @@ type Answer = (req: ElicitRequest['params']) => ElicitResult | Promise<ElicitRes
 async function server(dir: string, answer: Answer | null, extra: string[] = []) {
   const asked: ElicitRequest['params'][] = [];
   const conn = await connectStdio(['--workspace', dir, ...extra], answer ? { capabilities: { elicitation: { form: {} } } } : {});
+  // Every call of server() is inside a test body: close after that test even when it fails early.
+  after(() => conn.close().catch(() => undefined));
   if (answer) {
     conn.client.setRequestHandler(ElicitRequestSchema, async (req) => {
       asked.push(req.params);
