@@ -19,8 +19,12 @@ function argType(name: string, a: CustomArg, key: string): z.ZodType {
       let str = z.string();
       if (a.pattern !== undefined) {
         let re: RegExp;
-        try { re = new RegExp(a.pattern, 'u'); } catch (e) { throw new CustomToolError(`args.${name}.pattern is not a valid regular expression: ${(e as Error).message}`, `${key}.pattern`); }
-        str = str.regex(re, `must match ${a.pattern}`);
+        try { new RegExp(a.pattern, 'u'); } catch (e) { throw new CustomToolError(`args.${name}.pattern is not a valid regular expression: ${(e as Error).message}`, `${key}.pattern`); }
+        // Anchored: the whole value must match, as a user writing "[a-z]+" expects (JSON Schema's
+        // own pattern is unanchored, so "[a-z]+" would pass "a; rm -rf ~"). The advertised schema
+        // carries the anchored form, so the model sees the rule that holds.
+        re = new RegExp(`^(?:${a.pattern})$`, 'u');
+        str = str.regex(re, `must match ${a.pattern} (the whole value)`);
       }
       if (a.maxLength !== undefined) str = str.max(a.maxLength);
       s = str;

@@ -99,6 +99,16 @@ tools:
     argv: ["printf", "<%s>", "{f}"]
     args: { f: { type: string, pattern: "^[a-z]*$", default: "" } }
     risk: low
+  loose:
+    description: "x"
+    argv: ["printf", "<%s>", "{f}"]
+    args: { f: { type: string, pattern: "[a-z]+" } }
+    risk: low
+  alt:
+    description: "x"
+    argv: ["printf", "<%s>", "{f}"]
+    args: { f: { type: string, pattern: "a|b" } }
+    risk: low
   fails:
     description: "x"
     argv: ["sh", "-c", "echo oops; exit 3"]
@@ -112,6 +122,15 @@ tools:
   assert.equal((await h.call('maybe', {})).data.output, '<>');
   assert.equal((await h.call('maybe', { f: 'ab' })).data.output, '<ab>');
   assert.equal((await h.call('maybe', { f: 'a;b' })).error?.code, 'InvalidArguments');
+  // A pattern is anchored whether or not it says ^…$: a value that merely contains a match is refused.
+  const loose = await h.call('loose', { f: 'ab; rm -rf ~' });
+  assert.equal(loose.error?.code, 'InvalidArguments');
+  assert.match(loose.error!.message, /whole value/);
+  assert.equal((await h.call('loose', { f: 'abc' })).data.output, '<abc>');
+  assert.equal((await h.call('loose', { f: 'a|b' })).error?.code, 'InvalidArguments');
+  assert.equal((await h.call('alt', { f: 'b' })).data.output, '<b>');
+  assert.equal((await h.call('alt', { f: 'ab' })).error?.code, 'InvalidArguments');
+  assert.equal((listEntry(h.rt.tools.get('loose')!).inputSchema as any).properties.f.pattern, '^(?:[a-z]+)$', 'the model sees the anchored pattern');
   const f = await h.call('fails', {});
   assert.equal(f.error?.code, 'ExitNonZero');
   assert.equal(f.error.details.exit_code, 3);
