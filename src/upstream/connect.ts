@@ -3,11 +3,19 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ChildProcess } from 'node:child_process';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { redactString, REDACTED } from '../audit/redact.js';
 import { VERSION } from '../version.js';
 import { expandEnvRefs, upstreamArgv, type UpstreamConfig } from './config.js';
+
+/**
+ * The longest message (one JSON-RPC line) a stdio upstream may send. The SDK's reader keeps
+ * growing its buffer until a newline arrives, so an upstream that never ends a line would eat
+ * toolgate's memory; past this size the upstream is closed (and restarted with back-off).
+ */
+export const UPSTREAM_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 export interface Connected {
   client: Client;
@@ -42,7 +50,7 @@ export function clientCapabilities(cfg: UpstreamConfig) {
  * Opens one connection: stdio (stderr into toolgate's log, never stdout), or Streamable HTTP
  * falling back to SSE. `setup` installs the request handlers on the client before it connects.
  */
-export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: { env: NodeJS.ProcessEnv; log: Logger; timeoutMs: number; setup: (c: Client) => void }): Promise<Connected> {
+export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: { env: NodeJS.ProcessEnv; log: Logger; timeoutMs: number; setup: (c: Client) => void; maxLineBytes?: number }): Promise<Connected> {
   const make = () => {
     const c = new Client({ name: 'toolgate', version: VERSION }, { capabilities: clientCapabilities(cfg) });
     opts.setup(c);
@@ -58,6 +66,7 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
     const [command, ...args] = upstreamArgv(cfg);
     const transport = new StdioClientTransport({ command: command!, args, env: upstreamEnv(name, cfg, opts.env), cwd: cfg.cwd, stderr: 'pipe' });
     pipeStderr(transport, name, opts.log, secretValues(cfg, opts.env));
+    capLineSize(transport, name, opts.log, opts.maxLineBytes ?? UPSTREAM_MAX_LINE_BYTES);
     const client = make();
     try {
       await withTimeout(client.connect(transport), 'starting and initializing');
@@ -106,6 +115,36 @@ export function scrubLine(line: string, secrets: string[]): string {
   let out = line;
   for (const s of secrets) out = out.split(s).join(REDACTED);
   return redactString(out);
+}
+
+/**
+ * Counts the bytes of the upstream's current line beside the SDK's own reader (installed right
+ * after the SDK spawns the process) and closes the transport once a line passes `max` bytes:
+ * the requests in flight fail, and the upstream's onclose restarts it.
+ */
+function capLineSize(t: StdioClientTransport, name: string, log: Logger, max: number): void {
+  const start = t.start.bind(t);
+  t.start = async () => {
+    await start();
+    const out = (t as unknown as { _process?: ChildProcess })._process?.stdout;
+    if (!out) {
+      log.warn({ upstream: name }, 'cannot watch the size of upstream messages (SDK internals changed)');
+      return;
+    }
+    let line = 0;
+    let tripped = false;
+    out.on('data', (chunk: Buffer) => {
+      if (tripped) return;
+      const nl = chunk.lastIndexOf(10);
+      line = nl >= 0 ? chunk.length - nl - 1 : line + chunk.length;
+      if (line <= max) return;
+      tripped = true;
+      const msg = `upstream ${name} sent a message longer than ${max} bytes; closing it (it is restarted)`;
+      log.warn({ upstream: name, max_line_bytes: max }, msg);
+      t.onerror?.(new Error(msg));
+      void t.close();
+    });
+  };
 }
 
 function pipeStderr(t: StdioClientTransport, name: string, log: Logger, secrets: string[]): void {
