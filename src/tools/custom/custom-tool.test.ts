@@ -157,6 +157,10 @@ test('bad custom tools are policy load errors naming the key: placeholder inside
   const builtIn = allTools().map((t) => t.name);
   assert.throws(() => loadCustomTools(policyFromYaml('tools:\n  read_file:\n    description: "d"\n    argv: ["true"]\n'), builtIn), /name of a built-in/);
   assert.throws(() => loadCustomTools(policyFromYaml('upstreams:\n  gh:\n    command: ["x"]\ntools:\n  gh__x:\n    description: "d"\n    argv: ["true"]\n'), builtIn), /prefix of upstream gh/);
+  // Without case too: a name with no exact match is looked up case-insensitively.
+  assert.throws(() => loadCustomTools(policyFromYaml('upstreams:\n  GH:\n    command: ["x"]\ntools:\n  gh__x:\n    description: "d"\n    argv: ["true"]\n'), builtIn), /prefix of upstream GH/);
+  assert.throws(() => loadCustomTools(policyFromYaml('upstreams:\n  GH:\n    command: ["x"]\n  gh:\n    command: ["y"]\n'), builtIn), /differ only in case/);
+  assert.equal(loadCustomTools(policyFromYaml('upstreams:\n  gh:\n    command: ["x"]\ntools:\n  ghx:\n    description: "d"\n    argv: ["true"]\n'), builtIn).length, 1, 'control: no clash');
   assert.throws(() => policyFromYaml('tools:\n  Bad-Name:\n    description: "d"\n    argv: ["true"]\n'), /snake_case/);
 });
 
