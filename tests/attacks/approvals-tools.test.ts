@@ -6,13 +6,15 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
+import { detectBwrap } from '../../src/exec/sandbox.js';
 import { CLI, connectStdio, tempDir } from '../../src/testing/helpers.js';
 
 type Env = { ok: boolean; error: { code: string; message: string } | null; data: any; text: string };
-const HAS_BWRAP = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-net', 'true']).status === 0;
+// The server's own probe: honours TOOLGATE_SANDBOX=none (CI's second pass) exactly as the server does.
+const HAS_BWRAP = (await detectBwrap()) !== null;
 
-async function setup(sandbox: 'bwrap' | 'none') {
+async function setup(t: TestContext, sandbox: 'bwrap' | 'none') {
   const ws = tempDir('tg-self-');
   const env = { XDG_RUNTIME_DIR: path.join(ws.dir, 'run'), XDG_STATE_HOME: path.join(ws.dir, 'state'), TOOLGATE_NOTIFY: 'off' };
   mkdirSync(path.join(ws.dir, 'state', 'toolgate', 'grants'), { recursive: true });
@@ -24,6 +26,8 @@ async function setup(sandbox: 'bwrap' | 'none') {
     `sandbox: { backend: ${sandbox}, network: deny }`, 'approvals: { timeout_ms: 120000 }', '',
   ].join('\n'));
   const conn = await connectStdio(['--workspace', ws.dir, '--policy', `${pol.dir}/p.yaml`], { env });
+  // A failed assertion must not leave the server holding the file open until the runner's timeout.
+  t.after(() => conn.close().catch(() => {}));
   let err = '';
   (conn.transport.stderr as unknown as NodeJS.ReadableStream).on('data', (d: Buffer) => { err += d.toString(); });
   const call = async (name: string, args: Record<string, unknown>) => (await conn.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })).structuredContent as unknown as Env;
@@ -57,8 +61,8 @@ async function finish(s: Awaited<ReturnType<typeof setup>>, leaks: string[]) {
   s.pol.cleanup();
 }
 
-test('no file tool reads, lists, searches or writes the inbox socket, the registry, the console secret or the grants', async () => {
-  const s = await setup('none');
+test('no file tool reads, lists, searches or writes the inbox socket, the registry, the console secret or the grants', async (t) => {
+  const s = await setup(t, 'none');
   const leaks: string[] = [];
   const refused = async (tool: string, args: Record<string, unknown>) => {
     const env = await s.call(tool, args);
@@ -96,8 +100,8 @@ test('no file tool reads, lists, searches or writes the inbox socket, the regist
   await finish(s, leaks);
 });
 
-test('run_command inside bubblewrap: the runtime dir is masked (no socket to connect to) and there is no network to reach the console', { skip: HAS_BWRAP ? false : 'needs bubblewrap (bwrap): not installed or not usable here' }, async () => {
-  const s = await setup('bwrap');
+test('run_command inside bubblewrap: the runtime dir is masked (no socket to connect to) and there is no network to reach the console', { skip: HAS_BWRAP ? false : 'needs bubblewrap (bwrap): not installed or not usable here' }, async (t) => {
+  const s = await setup(t, 'bwrap');
   const leaks: string[] = [];
   const answer = JSON.stringify({ op: 'answer', id: s.id, decision: 'allow_once' });
   const node = (js: string) => `node -e ${JSON.stringify(js).replace(/\$/g, '\\$')}`;

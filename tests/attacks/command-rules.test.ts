@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../src/core/envelope.js';
+import { detectBwrap } from '../../src/exec/sandbox.js';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 
 /**
@@ -12,7 +13,8 @@ import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
  * path read-only at any depth. Each attack must be refused or see nothing; each control works.
  */
 
-const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-net', 'true']).status === 0;
+// The server's own probe: honours TOOLGATE_SANDBOX=none (CI's second pass) exactly as the server does.
+const hasBwrap = (await detectBwrap()) !== null;
 const hasPython = spawnSync('python3', ['-c', '0']).status === 0;
 
 const MARKERS = ['PRIV_CONTENT_1', 'PRIV_CONTENT_2', 'DEEP_DENIED_3', 'SECRET_BY_NAME_4'];

@@ -2,15 +2,16 @@
 // inside the OS sandbox when bubblewrap is there, audited with the command; and an upstream's
 // stderr lands in toolgate's log (stderr), never on the protocol channel.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { detectBwrap } from '../../src/exec/sandbox.js';
 import { connectStdio, REPO_ROOT, tempDir } from '../../src/testing/helpers.js';
 
-const hasBwrap = spawnSync('sh', ['-c', 'command -v bwrap && bwrap --ro-bind / / true'], { encoding: 'utf8' }).status === 0;
+// The server's own probe: honours TOOLGATE_SANDBOX=none (CI's second pass) exactly as the server does.
+const hasBwrap = (await detectBwrap()) !== null;
 
-test('a custom tool: listed with _meta and annotations from its risk, argv words kept whole, sandboxed, audited', async () => {
+test('a custom tool: listed with _meta and annotations from its risk, argv words kept whole, sandboxed, audited', async (tc) => {
   const { dir, cleanup } = tempDir('tg-custom-e2e-');
   const ws = path.join(dir, 'ws');
   mkdirSync(ws);
@@ -28,6 +29,7 @@ rules:
   - { tool: count_words, decision: allow }
 `);
   const s = await connectStdio(['--workspace', ws, '--policy', policy], { env: { XDG_STATE_HOME: path.join(dir, 'state'), XDG_RUNTIME_DIR: path.join(dir, 'run') } });
+  tc.after(() => s.close().catch(() => {}));
   const t = (await s.client.listTools()).tools.find((x) => x.name === 'count_words')!;
   assert.ok(t);
   assert.equal(t._meta?.['toolgate/risk'], 'low');
@@ -46,13 +48,14 @@ rules:
   cleanup();
 });
 
-test("an upstream's stderr goes to toolgate's log on stderr; stdout stays the protocol channel", async () => {
+test("an upstream's stderr goes to toolgate's log on stderr; stdout stays the protocol channel", async (tc) => {
   const { dir, cleanup } = tempDir('tg-up-stderr-');
   const ws = path.join(dir, 'ws');
   mkdirSync(ws);
   const policy = path.join(dir, 'policy.yaml');
   writeFileSync(policy, `upstreams:\n  fx:\n    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(path.join(REPO_ROOT, 'tests', 'fixtures', 'upstream-fixture.mjs'))}]\n`);
   const s = await connectStdio(['--workspace', ws, '--policy', policy], { env: { TOOLGATE_LOG_LEVEL: 'info', XDG_STATE_HOME: path.join(dir, 'state'), XDG_RUNTIME_DIR: path.join(dir, 'run') } });
+  tc.after(() => s.close().catch(() => {}));
   let err = '';
   s.transport.stderr?.on('data', (c: Buffer) => { err += c.toString(); });
   const deadline = Date.now() + 20_000;
