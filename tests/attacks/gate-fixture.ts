@@ -96,3 +96,17 @@ export function normalise(env: Envelope, input: string): string {
   return JSON.stringify(err).replace(RULE_TEXT, '<RULE>').split(input).join('<P>');
 }
 
+
+/** Denied content or a name inside a denied folder (other than what the caller gave) in anything the reply holds. */
+export function deniedLeaks(env: unknown, given: string[] = []): string[] {
+  let s = JSON.stringify(env).replace(RULE_TEXT, '<RULE>');
+  for (const g of given) s = s.split(g).join('<G>');
+  const out: string[] = [];
+  if (s.includes(SECRET_TEXT)) out.push('secret text');
+  for (const n of HIDDEN_NAMES) if (s.includes(n)) out.push(`name ${n}`);
+  if (/priv\/|d3\//.test(s)) out.push('a path inside a denied folder');
+  return out;
+}
+
+/** The codes a refusal by a rule or by the secrets list may carry. */
+export const REFUSED = new Set(['ToolNotAllowed', 'PathDenied']);
