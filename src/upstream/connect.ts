@@ -7,13 +7,15 @@ import type { ChildProcess } from 'node:child_process';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { redactString, REDACTED } from '../audit/redact.js';
+import { cappedFetch } from './capped-fetch.js';
 import { VERSION } from '../version.js';
 import { expandEnvRefs, upstreamArgv, type UpstreamConfig } from './config.js';
 
 /**
- * The longest message (one JSON-RPC line) a stdio upstream may send. The SDK's reader keeps
+ * The longest message (one JSON-RPC line) an upstream may send. The SDK's reader keeps
  * growing its buffer until a newline arrives, so an upstream that never ends a line would eat
- * toolgate's memory; past this size the upstream is closed (and restarted with back-off).
+ * toolgate's memory; past this size a stdio upstream is closed (and restarted with back-off),
+ * an HTTP upstream's response (or SSE line) is dropped and its request fails (capped-fetch.ts).
  */
 export const UPSTREAM_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -78,8 +80,9 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
   }
   const url = new URL(cfg.url!);
   const requestInit = { headers: upstreamHeaders(name, cfg, opts.env) };
+  const capped = cappedFetch(opts.maxLineBytes ?? UPSTREAM_MAX_LINE_BYTES, `upstream ${name}`);
   const first = make();
-  const http = new StreamableHTTPClientTransport(url, { requestInit });
+  const http = new StreamableHTTPClientTransport(url, { requestInit, fetch: capped });
   try {
     await withTimeout(first.connect(http), 'connecting (Streamable HTTP)');
     return { client: first, transport: http, kind: 'streamable-http' };
@@ -88,7 +91,7 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
     opts.log.info({ upstream: name, err: (e as Error).message }, 'Streamable HTTP failed; trying SSE');
   }
   const client = make();
-  const sse = new SSEClientTransport(url, { requestInit });
+  const sse = new SSEClientTransport(url, { requestInit, fetch: capped });
   try {
     await withTimeout(client.connect(sse), 'connecting (SSE)');
   } catch (e) {
