@@ -61,12 +61,40 @@ export function compileGlobs(input: string[]): (p: string) => boolean {
   // A trailing slash (gitignore: "a directory") would otherwise match nothing at all; the
   // directory's contents are covered because its ancestors are matched too.
   const cleaned = patterns.map((p) => (p.length > 1 ? p.replace(/\/+$/, '') : p));
-  const bare = cleaned.filter((p) => !p.includes('/'));
-  const rooted = cleaned.filter((p) => p.includes('/')).map((p) => p.replace(/^\/+/, ''));
   const opts = { dot: true, nocase: CASE_INSENSITIVE_FS };
-  const byName = bare.length ? picomatch(bare, { ...opts, basename: true }) : () => false;
-  const byPath = rooted.length ? picomatch(rooted, opts) : () => false;
-  return (p) => byName(p) || byPath(p);
+  // One matcher per pattern, each behind a cheap test of the literal text it needs: walks ask
+  // this of every entry, and most paths hold none of `.pem`, `.ssh`, `.env`… (the regexes
+  // picomatch builds backtrack over the whole path; a substring test does not).
+  const tests = cleaned.map((p) => {
+    const bare = !p.includes('/');
+    const m = picomatch(bare ? p : p.replace(/^\/+/, ''), bare ? { ...opts, basename: true } : opts);
+    const lits = requiredLiterals(p);
+    if (lits.length === 0) return m;
+    const needs = CASE_INSENSITIVE_FS ? lits.map((l) => l.toLowerCase()) : lits;
+    return (s: string) => {
+      const t = CASE_INSENSITIVE_FS ? s.toLowerCase() : s;
+      for (const l of needs) if (!t.includes(l)) return false;
+      return m(s);
+    };
+  });
+  return (p) => {
+    for (const t of tests) if (t(p)) return true;
+    return false;
+  };
+}
+
+/**
+ * Text every path a glob matches must contain: the pattern's literal runs between `*`, `?` and
+ * `/`, when the pattern uses no other glob syntax (braces, classes, extglobs, escapes, negation,
+ * `.`/`..` segments that picomatch may normalise). [] = no such guarantee (always run the matcher).
+ */
+export function requiredLiterals(pattern: string): string[] {
+  if (/[[\]{}()\\!+@|,]/.test(pattern)) return [];
+  const segs = pattern.split('/');
+  if (segs.some((s) => s === '.' || s === '..')) return [];
+  const out: string[] = [];
+  for (const seg of segs) for (const run of seg.split(/[*?]+/)) if (run && !out.includes(run)) out.push(run);
+  return out;
 }
 
 /**

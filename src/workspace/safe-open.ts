@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, opendirSync, readlinkSync, readSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { ToolError, fromSystemError } from '../core/errors.js';
 import type { ResolvedPath } from '../core/types.js';
@@ -139,5 +139,62 @@ export async function openDir(rp: ResolvedPath, ws: Workspace): Promise<OpenedDi
   } catch (e) {
     await fh.close().catch(() => {});
     throw e;
+  }
+}
+
+/**
+ * openDir's synchronous twin, for the small-folder path of list_dir: the same open
+ * (O_DIRECTORY|O_NOFOLLOW, a link swapped in is PathTraversalBlocked) and the same
+ * /proc/self/fd check, without three thread-pool round trips. null off Linux (use openDir).
+ * The caller closes `fd` (closeSync).
+ */
+export function openDirSync(rp: ResolvedPath, ws: Workspace): { fd: number; path: string } | null {
+  if (!HAS_PROC_FD) return null;
+  let fd: number;
+  try {
+    fd = openSync(rp.abs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR' && lstatSync(rp.abs, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw new ToolError('PathTraversalBlocked', `${rp.input} changed while it was being opened (a symlink was swapped in); refused.`);
+    }
+    if (code === 'ENOTDIR') throw new ToolError('InvalidArguments', `${rp.display} is a file, not a directory; use read_file.`);
+    throw fromSystemError(e, rp.display);
+  }
+  try {
+    const actual = readlinkSync(`/proc/self/fd/${fd}`);
+    if (actual !== rp.abs || !ws.locate(actual) || ws.isDenied(actual)) {
+      throw new ToolError('PathTraversalBlocked',
+        `${rp.input} changed while it was being opened (a symlink or directory was swapped in); refused.`);
+    }
+    return { fd, path: `/proc/self/fd/${fd}` };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+/** Entries read synchronously before a listing goes on asynchronously (a huge folder must not hold the event loop). */
+export const SYNC_LIST_MAX = 1000;
+
+/**
+ * The entries of a directory (`dirPath` may be a /proc/self/fd/N path), the first `syncMax`
+ * read synchronously — one event-loop turn for an ordinary folder — and the rest, if any,
+ * asynchronously. Same entries and types as readdir(dirPath, { withFileTypes: true }).
+ */
+export async function readDirEntries(dirPath: string, syncMax = SYNC_LIST_MAX): Promise<Dirent[]> {
+  const dir = opendirSync(dirPath, { bufferSize: 128 });
+  try {
+    const out: Dirent[] = [];
+    for (let e = dir.readSync(); e; e = dir.readSync()) {
+      out.push(e);
+      if (out.length >= syncMax) {
+        for (let f = await dir.read(); f; f = await dir.read()) out.push(f);
+        break;
+      }
+    }
+    return out;
+  } finally {
+    dir.closeSync();
   }
 }

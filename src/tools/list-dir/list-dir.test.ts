@@ -3,7 +3,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
-import { Harness, tempDir } from '../../testing/helpers.js';
+import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
+import { SYNC_LIST_MAX } from '../../workspace/safe-open.js';
 
 function files(root: string, spec: Record<string, string>): void {
   for (const [rel, content] of Object.entries(spec)) {
@@ -141,5 +142,31 @@ test('list_dir: a file or a missing path gets an error that says what to do', as
     assert.equal(unknown.error?.code, 'InvalidArguments');
   } finally {
     s.done();
+  }
+});
+
+test('list_dir: a folder past the synchronous batch (SYNC_LIST_MAX) lists the same, secrets, deny and ask rules included', async () => {
+  const t = tempDir();
+  const big = path.join(t.dir, 'big');
+  mkdirSync(big);
+  const n = SYNC_LIST_MAX + 60;
+  for (let i = 0; i < n; i++) writeFileSync(path.join(big, `f${String(i).padStart(5, '0')}.txt`), 'x'.repeat(i % 7));
+  for (const s of ['.env', 'id.pem', 'z.key']) writeFileSync(path.join(big, s), 'SECRET');
+  mkdirSync(path.join(big, 'priv'));
+  mkdirSync(path.join(big, 'asked'));
+  writeFileSync(path.join(big, 'priv.txt'), 'x');
+  const h = new Harness([t.dir], { policy: policyFromYaml('rules:\n  - { tool: "*", path: "big/priv", decision: deny }\n  - { tool: "*", path: "big/priv.txt", decision: deny }\n  - { tool: "*", path: "big/asked", decision: ask }\n') });
+  try {
+    const env = await h.call('list_dir', { path: 'big', limit: 5000, hidden: true }) as Envelope & { data: ListData & { skipped_by_policy?: number } };
+    assert.equal(env.ok, true, JSON.stringify(env.error));
+    const names = env.data.entries.map((e) => e.name);
+    assert.equal(names.length, n);
+    assert.deepEqual(names, Array.from({ length: n }, (_, i) => `f${String(i).padStart(5, '0')}.txt`));
+    assert.equal(env.data.skipped_by_policy, 1);
+    assert.equal(env.data.entries[n - 1]!.size, (n - 1) % 7);
+    assert.doesNotMatch(JSON.stringify(env), /\.env|id\.pem|z\.key|priv|asked/);
+  } finally {
+    h.close();
+    t.cleanup();
   }
 });

@@ -1,12 +1,11 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { lstatSync } from 'node:fs';
+import { closeSync, lstatSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError, fromSystemError } from '../../core/errors.js';
 import type { ResolvedPath } from '../../core/types.js';
-import { openDir } from '../../workspace/safe-open.js';
+import { openDir, openDirSync, readDirEntries } from '../../workspace/safe-open.js';
 import { EntryFilter, entryType, type EntryType } from '../walk/entry-filter.js';
 import { DEFAULT_IGNORE_FILES, IgnoreStack, ancestorIgnores, readIgnoreFiles } from '../walk/ignore-stack.js';
 
@@ -87,11 +86,14 @@ export const listDirTool = defineTool({
     const root = ws.roots[rp.rootIndex]!;
     let stack = args.gitignore ? await ancestorIgnores(root, rp.relToRoot, DEFAULT_IGNORE_FILES) : IgnoreStack.empty();
 
-    const dir = await openDir(rp, ws);
+    // Linux: the verified descriptor is opened and the first entries read synchronously (no
+    // thread-pool round trips for an ordinary folder); elsewhere the asynchronous openDir.
+    const sync = openDirSync(rp, ws);
+    const dir = sync ? { path: sync.path, close: async () => closeSync(sync.fd) } : await openDir(rp, ws).then((d) => ({ path: d.path, close: () => d.fh.close() }));
     try {
       let dirents: Dirent[];
       try {
-        dirents = await readdir(dir.path, { withFileTypes: true });
+        dirents = await readDirEntries(dir.path);
       } catch (e) {
         throw fromSystemError(e, rp.display);
       }
@@ -152,7 +154,7 @@ export const listDirTool = defineTool({
         stats: { entries: entries.length, total: kept.length },
       };
     } finally {
-      await dir.fh.close().catch(() => {});
+      await dir.close().catch(() => {});
     }
   },
 });
