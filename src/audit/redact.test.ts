@@ -69,3 +69,25 @@ describe('redaction by value shape, wherever it appears', () => {
     }
   });
 });
+
+describe('the shortcuts of redactString skip no secret', () => {
+  // The shortest text each pattern redacts: a check that skips a pattern too eagerly misses it.
+  const rows: Array<[string, string]> = [
+    ['Basic abcdefgh', REDACTED],
+    ['xoxb-abcdefghij', REDACTED],
+    ['token=abc', `token=${REDACTED}`],
+    ['PASSWORD = "x y"', `PASSWORD=${REDACTED}`],
+    ['--token v', `--token ${REDACTED}`],
+    ['-secret x', `-secret ${REDACTED}`],
+    ['a://u:p@h', `a://u:${REDACTED}@h`],
+    ['secret:x', `secret:${REDACTED}`],
+    ['"apiKey": "v"', `"apiKey": ${REDACTED}`],
+  ];
+  for (const [input, want] of rows) test(JSON.stringify(input), () => assert.equal(redactString(input), want));
+  test('key names in every style', () => {
+    for (const k of ['api_key', 'apikey', 'x_auth', 'db_pwd', 'gh_pat', 'sentry_dsn', 'client__secret', 'token2']) {
+      assert.deepEqual(redact({ [k]: 'v' }), { [k]: REDACTED }, k);
+    }
+    for (const k of ['path', 'old_string', 'expected_sha256', 'max_tokens', 'keyboard', 'key_count']) assert.deepEqual(redact({ [k]: 'v' }), { [k]: 'v' }, k);
+  });
+});

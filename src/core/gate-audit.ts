@@ -35,9 +35,11 @@ export function decisionOfError(e: ToolError | undefined, stage: 'lookup' | 'val
 }
 
 /** The spill files under `<stateDir>/runs` that this session was given; any other file there is refused. */
-export function spillGuard(stateDir: string, session: Session): SpillGuard {
-  let real = stateDir;
-  try { real = realpathSync(stateDir); } catch { /* not created yet */ }
+export function spillGuard(stateDir: string, session: Session, realStateDir?: string): SpillGuard {
+  let real = realStateDir ?? stateDir;
+  if (realStateDir === undefined) {
+    try { real = realpathSync(stateDir); } catch { /* not created yet */ }
+  }
   const runs = [path.join(stateDir, 'runs'), path.join(real, 'runs')];
   return {
     dirs: [...new Set(runs)],

@@ -100,7 +100,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     // are judged inside resolve() and every walk, before anything looks at a path's state.
     const gate = PolicyPathGate.for(tool.name, rt.policy, base.rules.bases);
     const stateDir = rt.stateDir(base.roots[0]);
-    ws = base.forCall(gate, spillGuard(stateDir, session));
+    ws = base.forCall(gate, spillGuard(stateDir, session, rt.realStateDir(stateDir)));
     const signal = meta.signal;
     const planCtx = { workspace: ws, policy: rt.policy, session, signal, limits: rt.policy.data.limits };
     const progress = (message: string, p?: number, total?: number) => meta.progress?.(message, p, total);
@@ -165,7 +165,9 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
   if (tool) circuitFor(rt, session.id).record(tool.name, error ?? null);
   rememberSpills(session, ws?.roots[0], spillRefsOf(result, error));
 
-  const envelope = buildEnvelope({ tool, name, callId, traceId, args, result, error, started, warnings });
+  // Redacted once: the envelope's context and the audit record show the same arguments.
+  const redactedArgs = redact(args);
+  const envelope = buildEnvelope({ tool, name, callId, traceId, args: redactedArgs, result, error, started, warnings });
   // Schema validation of our own output costs a full zod pass per call: tests and debugging only.
   if (tool && process.env.TOOLGATE_CHECK_ENVELOPE === '1') checkEnvelope(rt, tool, envelope);
 
@@ -178,7 +180,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
   const record = {
     ts_start, ts_end: new Date(ended).toISOString(), trace_id: traceId, tool_call_id: callId, session_id: session.id,
     tool: tool?.name ?? name, version: tool?.version ?? null, risk: tool?.risk ?? null,
-    args: redact(args), decision: judged.decision, rule: redact(judged.rule) as string,
+    args: redactedArgs, decision: judged.decision, rule: redact(judged.rule) as string,
     approval: approval ? { granted: approval.granted, scope: approval.scope, grant: redact(approval.grant), source: approval.source, id: approval.id } :
       error && (error.code === 'ApprovalDenied' || error.code === 'ApprovalRequired') ? { granted: false, scope: error.code, ...approvalRefusal(error) } : null,
     ok: envelope.ok, status: envelope.status, error_code: envelope.error?.code ?? null, duration_ms: ended - started,
@@ -251,6 +253,7 @@ interface BuildInput {
   name: string;
   callId: string;
   traceId: string;
+  /** Already redacted. */
   args: unknown;
   result?: ToolResult<unknown>;
   error?: ToolError;
@@ -262,7 +265,7 @@ function buildEnvelope(b: BuildInput): Envelope {
   const duration_ms = Date.now() - b.started;
   const base = {
     tool_call_id: b.callId, trace_id: b.traceId, tool: b.tool?.name ?? b.name, version: b.tool?.version ?? '0.0.0',
-    context: { cwd: '.', args: shortArgs(redact(b.args)) },
+    context: { cwd: '.', args: shortArgs(b.args) },
     ...(b.warnings.length ? { warnings: b.warnings } : {}),
   };
   if (b.error || !b.result) {

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -126,6 +127,24 @@ export class Runtime {
     if (primaryRoot) return path.join(primaryRoot, '.toolgate');
     const base = process.env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state');
     return path.join(base, 'toolgate');
+  }
+
+  private readonly realStateDirs = new Map<string, string>();
+
+  /**
+   * The real path of a state dir, looked up once it exists (every call's spill guard needs it;
+   * a realpath per call walked every component). Not remembered while the folder is missing.
+   */
+  realStateDir(dir: string): string {
+    const known = this.realStateDirs.get(dir);
+    if (known !== undefined) return known;
+    try {
+      const real = realpathSync(dir);
+      this.realStateDirs.set(dir, real);
+      return real;
+    } catch {
+      return dir;
+    }
   }
 
   auditFile(primaryRoot: string | undefined): string {

@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { Harness, tempDir } from '../testing/helpers.js';
+
+test('realStateDir: the real path once the folder exists; the path as given (not remembered) before', () => {
+  const t = tempDir();
+  const h = new Harness([t.dir]);
+  try {
+    const real = path.join(t.dir, 'real-state');
+    const link = path.join(t.dir, 'state-link');
+    symlinkSync(real, link);
+    // Missing: the link dangles, so the spill guard works on the spelling it was given.
+    assert.equal(h.rt.realStateDir(link), link);
+    mkdirSync(real);
+    // Created later: found then (a missing folder was not cached).
+    assert.equal(h.rt.realStateDir(link), real);
+    assert.equal(h.rt.realStateDir(link), real);
+  } finally {
+    h.close();
+    t.cleanup();
+  }
+});
