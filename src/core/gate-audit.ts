@@ -44,6 +44,8 @@ export function spillGuard(stateDir: string, session: Session, realStateDir?: st
   return {
     dirs: [...new Set(runs)],
     blocks(abs: string): boolean {
+      // Both tests below need "runs" in the path: most paths are answered by this one scan.
+      if (!abs.includes('runs')) return false;
       const inRuns = runs.some((r) => abs === r || abs.startsWith(`${r}/`)) || /(^|\/)\.toolgate\/runs(\/|$)/.test(abs);
       return inRuns && !session.spills.has(abs);
     },

@@ -60,8 +60,10 @@ export class EntryFilter {
     if (this.spills?.blocks(abs)) return true;
     const a = abs.slice(1);
     if (this.deny(a) || (isDir && this.deny(`${a}/${INSIDE}`))) return true;
-    // Under every root that holds the entry (nested roots), not only the one the walk started in.
-    for (const r of [relToRoot, ...otherRels(abs, this.bases, relToRoot)]) {
+    if (this.deny(relToRoot) || (isDir && this.deny(`${relToRoot}/${INSIDE}`))) return true;
+    // Under every other root that holds the entry (nested roots), not only the one the walk started in.
+    if (this.bases.length === 0) return false;
+    for (const r of otherRels(abs, this.bases, relToRoot)) {
       if (this.deny(r) || (isDir && this.deny(`${r}/${INSIDE}`))) return true;
     }
     return false;
