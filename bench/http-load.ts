@@ -90,9 +90,9 @@ function mix(tools: Set<string>): Call[] {
   return all.filter((c) => tools.has(c.name));
 }
 
-export async function benchHttpLoad(opts: { sessions: number; callsPerSession: number; rounds?: number }): Promise<HttpLoadResult> {
+export async function benchHttpLoad(opts: { sessions: number; callsPerSession: number; rounds?: number; cli?: string }): Promise<HttpLoadResult> {
   const ws = makeWorkspace();
-  const srv = await spawnHttpServer(['--workspace', ws], { env: { TOOLGATE_LOG_LEVEL: 'error' } });
+  const srv = await spawnHttpServer(['--workspace', ws], { env: { TOOLGATE_LOG_LEVEL: 'error' }, ...(opts.cli ? { cli: opts.cli } : {}) });
   const pid = srv.proc.pid!;
   try {
     // Warm up one session (JIT, parser wasm, first audit open), then take the "before" numbers.
