@@ -170,3 +170,20 @@ test('list_dir: a folder past the synchronous batch (SYNC_LIST_MAX) lists the sa
     t.cleanup();
   }
 });
+
+test('list_dir: with nested roots, a deny glob written against the outer root hides the entry in the inner one', async () => {
+  const t = tempDir();
+  files(t.dir, { 'inner/hidden/x.txt': 'x', 'inner/shown/y.txt': 'y', 'inner/k.txt': 'k', 'inner/z.txt': 'z' });
+  const inner = path.join(t.dir, 'inner');
+  for (const roots of [[inner, t.dir], [t.dir, inner]]) {
+    const h = new Harness(roots, { policy: policyFromYaml('paths:\n  deny: ["inner/hidden/**", "inner/k.txt"]\n') });
+    try {
+      const env = await h.call('list_dir', { path: inner }) as Envelope & { data: ListData };
+      assert.equal(env.ok, true, JSON.stringify(env.error));
+      assert.deepEqual(env.data.entries.map((e) => e.name), ['shown', 'z.txt'], roots.join(','));
+    } finally {
+      h.close();
+    }
+  }
+  t.cleanup();
+});

@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import type { PathGate, SpillGuard } from '../../workspace/path-gate.js';
-import { INSIDE, otherRels } from '../../workspace/path-rules.js';
+import { INSIDE } from '../../workspace/path-rules.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { IgnoreStack } from './ignore-stack.js';
 
@@ -42,6 +42,7 @@ export class EntryFilter {
   private readonly deniedAbs: ReadonlySet<string>;
   private readonly gate: PathGate | undefined;
   private readonly bases: readonly string[];
+  private readonly basePrefixes: ReadonlyArray<readonly [string, string]>;
   private readonly spills: SpillGuard | undefined;
 
   constructor(ws: Workspace, readonly opts: FilterOptions) {
@@ -50,6 +51,7 @@ export class EntryFilter {
     this.deniedAbs = new Set(ws.rules.deniedAbs);
     this.gate = ws.gate;
     this.bases = ws.rules.bases;
+    this.basePrefixes = this.bases.map((b) => [b, `${b}/`] as const);
     this.spills = ws.spills;
   }
 
@@ -62,8 +64,10 @@ export class EntryFilter {
     if (this.deny(a) || (isDir && this.deny(`${a}/${INSIDE}`))) return true;
     if (this.deny(relToRoot) || (isDir && this.deny(`${relToRoot}/${INSIDE}`))) return true;
     // Under every other root that holds the entry (nested roots), not only the one the walk started in.
-    if (this.bases.length === 0) return false;
-    for (const r of otherRels(abs, this.bases, relToRoot)) {
+    // (otherRels inlined, with each base's "dir/" prefix built once: this runs for every entry.)
+    for (const [b, prefix] of this.basePrefixes) {
+      const r = abs === b ? '' : b === '/' ? abs.slice(1) : abs.startsWith(prefix) ? abs.slice(prefix.length) : null;
+      if (r === null || r === relToRoot) continue;
       if (this.deny(r) || (isDir && this.deny(`${r}/${INSIDE}`))) return true;
     }
     return false;
