@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ToolError, fromSystemError } from '../core/errors.js';
 import { inDir, split } from './pinned-dir.js';
+import { atomicWriteSmall } from './atomic-write-small.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
 
@@ -20,11 +21,11 @@ export interface Staged {
 export type Expect = { dev: number; ino: number; size: number; mtimeMs: number } | null;
 
 /** Mode bits open(2) would let a new file have (the umask applied). */
-function newFileMode(): number {
+export function newFileMode(): number {
   return 0o777 & ~process.umask();
 }
 
-function tempName(target: string): string {
+export function tempName(target: string): string {
   const base = path.basename(target).slice(0, 80);
   return path.join(path.dirname(target), `.${base}.tg-${randomBytes(6).toString('hex')}.tmp`);
 }
@@ -86,6 +87,11 @@ export async function checkTarget(target: string, display: string, expect: Expec
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw fromSystemError(e, display);
   }));
+  judgeTarget(st, display, expect, allowHardlinks);
+}
+
+/** checkTarget's verdict on the target's lstat (null: missing); shared with the small-file path. */
+export function judgeTarget(st: Stats | null, display: string, expect: Expect, allowHardlinks: boolean): void {
   if (st?.isSymbolicLink()) {
     throw new ToolError('PathTraversalBlocked', `${display} became a symbolic link while writing; toolgate never writes through a link. Nothing was changed.`);
   }
@@ -145,6 +151,8 @@ export async function syncDir(dir: string): Promise<void> {
 
 /** stage → check → rename, for one file. Returns the stat of the new file. */
 export async function atomicWrite(target: string, display: string, data: Buffer, existing: Stats | null, allowHardlinks: boolean): Promise<Stats> {
+  const small = await atomicWriteSmall(target, display, data, existing, allowHardlinks);
+  if (small) return small;
   const s = await stageFile(target, display, data, existing);
   try {
     await checkTarget(target, display, expectOf(existing), allowHardlinks);

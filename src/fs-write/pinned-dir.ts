@@ -26,7 +26,7 @@ export interface PinnedDir {
   close(): Promise<void>;
 }
 
-function swapped(display: string): ToolError {
+export function swapped(display: string): ToolError {
   return new ToolError('PathTraversalBlocked',
     `A directory on the way to ${display} was moved or replaced by a link while changing it; refused (nothing was changed there).`);
 }
