@@ -136,6 +136,22 @@ describe('verify', () => {
     });
   }
 
+  test('a record cut while it was written (killed mid-write, never acknowledged) is reported as unfinished, not as tampering', async () => {
+    const { file, cleanup } = logWith(5);
+    const sixth = JSON.stringify({ ...rec(5), prev_hash: hashLine(linesOf(file)[4]!) });
+    appendFileSync(file, sixth.slice(0, 40)); // the head was not rewritten: the writer was killed first
+    const v = await verifyAudit(file);
+    assert.equal(v.ok, true, JSON.stringify(v));
+    assert.equal(v.records, 5);
+    assert.match(v.note ?? '', /line 6 is an unfinished record/);
+    // The same cut line after an edited record before it is still caught.
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[2] = lines[2]!.replace('f2.txt', 'f2.TXT');
+    writeFileSync(file, lines.join('\n'));
+    assert.equal((await verifyAudit(file)).ok, false);
+    cleanup();
+  });
+
   test('a missing file is an error, not a pass', async () => {
     await assert.rejects(verifyAudit('/nonexistent/audit.jsonl'));
   });

@@ -12,7 +12,7 @@ export async function auditVerify(file: string | undefined): Promise<number> {
     return 2;
   }
   if (r.ok) {
-    process.stdout.write(`${file}: intact (${r.records} records)\n`);
+    process.stdout.write(`${file}: intact (${r.records} records)${r.note ? `; ${r.note}` : ''}\n`);
     return 0;
   }
   process.stdout.write(`${file}: line ${r.bad_line}: ${r.problem}\n`);
