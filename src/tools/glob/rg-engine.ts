@@ -1,0 +1,186 @@
+import { lstatSync, statSync } from 'node:fs';
+import { ToolError } from '../../core/errors.js';
+import type { ResolvedPath } from '../../core/types.js';
+import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
+import { openDir } from '../../workspace/safe-open.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
+import { ancestorIgnores, DEFAULT_IGNORE_FILES, IgnoreStack, readIgnoreFileSync } from '../walk/ignore-stack.js';
+import type { CompiledPattern } from './pattern.js';
+import { splitSegments } from './pattern.js';
+import { rgList } from './rg-list.js';
+
+const HAS_PROC_FD = process.platform === 'linux';
+
+export interface EngineInput {
+  ws: Workspace;
+  /** Where the listing starts (the glob's path plus its literal prefix); admitted by Workspace.resolve. */
+  start: ResolvedPath;
+  /** relToRoot of the folder the caller named (walked even when ignored). */
+  named: string;
+  compiled: CompiledPattern;
+  /** The literal prefix plus '/', or '' (what lies between `named` and `start`). */
+  prefix: string;
+  hidden: boolean;
+  gitignore: boolean;
+  signal?: AbortSignal;
+  deadline: number;
+}
+
+export interface EngineOutput {
+  /** Display paths, unsorted. */
+  matches: string[];
+  policySkipped: number;
+  /** Entries looked at (stats only). */
+  visited: number;
+  stopped: 'time_cap' | null;
+  /** Entries that failed the re-check (moved, swapped for a link) after ripgrep listed them. */
+  moved: number;
+}
+
+/** The pattern's last segment as an rg type glob (a file-name pre-filter), when it is certainly a superset. */
+export function nameFilter(compiled: CompiledPattern): string | null {
+  if (CASE_INSENSITIVE_FS) return null;
+  const segs = splitSegments(compiled.pattern);
+  const last = segs?.[segs.length - 1];
+  if (!last || last.includes('**') || !/^[A-Za-z0-9._*?{},-]+$/.test(last)) return null;
+  return last;
+}
+
+/** Deny-list globs that mean the same relative to any folder (rg gets them as exclusions, for speed only). */
+function rootFreeGlobs(patterns: readonly string[]): string[] {
+  return patterns.filter((p) => !p.startsWith('!') && (p.startsWith('**/') || !p.includes('/')));
+}
+
+interface DirState {
+  /** Nothing on the way here is denied, asked, hidden, ignored or the state dir. */
+  ok: boolean;
+  /** The walker would read this folder (the pattern can match below it). */
+  read: boolean;
+  stack: IgnoreStack | null;
+}
+
+/**
+ * glob through `rg --files`: ripgrep lists (ignore files and hidden names as the walker
+ * applies them), and every entry is then judged here exactly as the walker judges it —
+ * THE EntryFilter for the entry and each folder on its way (deny lists, policy rules, the
+ * state dir; an ask rule counted once per entry the walker would have visited), the
+ * walker's own ignore stack when rules above the start apply, the compiled pattern — and
+ * finally re-checked on disk (each folder still a folder, not a link; the entry still a
+ * file or a link that does not name a folder), so a folder swapped for a link while rg ran
+ * cannot bring in what lies outside.
+ */
+export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput> {
+  const { ws, start, compiled, prefix } = o;
+  const filter = new EntryFilter(ws, { hidden: o.hidden, gitignore: o.gitignore });
+  const wsRoot = ws.roots[start.rootIndex]!;
+  const startStack = o.gitignore ? await ancestorIgnores(wsRoot, start.relToRoot, DEFAULT_IGNORE_FILES, o.named) : IgnoreStack.empty();
+  // rg reads no ignore file above the start (--no-ignore-parent): when some apply, the walker's stack decides for every entry.
+  const emulate = startStack.size > 0;
+  const asks = !!ws.gate?.asks;
+  const base = start.abs === '/' ? '' : start.abs;
+
+  const args: string[] = [];
+  if (o.hidden) args.push('--hidden', `--glob=!${STATE_DIR_NAME}/`);
+  if (o.hidden && o.gitignore) args.push('--glob=!.git/');
+  if (!o.gitignore) args.push('--no-ignore');
+  for (const d of rootFreeGlobs(ws.rules.deny)) if (o.hidden || !/(^|\/)\./.test(d)) args.push(`--glob=!${d}`);
+  // Without ask rules only matching entries matter; with them every entry is judged (and counted), as by the walker.
+  const name = asks ? null : nameFilter(compiled);
+  if (name) args.push(`--type-add=tgsel:${name}`, '--type=tgsel');
+
+  const readIgnores = (abs: string): string[] => {
+    const out: string[] = [];
+    for (const f of DEFAULT_IGNORE_FILES) {
+      const t = readIgnoreFileSync(abs, f);
+      if (t !== null) out.push(t);
+    }
+    return out;
+  };
+  const relToRootOf = (rel: string) => (start.relToRoot === '' ? rel : rel === '' ? start.relToRoot : `${start.relToRoot}/${rel}`);
+  const dirs = new Map<string, DirState>();
+  dirs.set('', { ok: true, read: true, stack: emulate ? startStack.with(start.relToRoot, readIgnores(start.abs)) : null });
+  let policySkipped = 0;
+  let visited = 0;
+
+  const dirState = (rel: string): DirState => {
+    let s = dirs.get(rel);
+    if (s) return s;
+    const slash = rel.lastIndexOf('/');
+    const parent = dirState(slash < 0 ? '' : rel.slice(0, slash));
+    if (!parent.ok || !parent.read) s = { ok: false, read: false, stack: null };
+    else {
+      const dirName = rel.slice(slash + 1);
+      const r2r = relToRootOf(rel);
+      const abs = `${base}/${rel}`;
+      visited++;
+      const why = filter.check(dirName, r2r, abs, 'dir', parent.stack);
+      if (why === 'policy') policySkipped++;
+      const ok = !why && !(dirName === '.git' && o.gitignore);
+      s = { ok, read: ok && compiled.canContain(rel.split('/')), stack: ok && parent.stack ? parent.stack.with(r2r, readIgnores(abs)) : parent.stack };
+    }
+    dirs.set(rel, s);
+    return s;
+  };
+
+  const candidates: Array<{ rel: string; link: boolean }> = [];
+  const consider = (rel: string, link: boolean) => {
+    if (rel === '' || rel.startsWith('/') || rel.split('/').includes('..')) return;
+    const matches = compiled.match(prefix + rel);
+    if (!matches && !asks) return;
+    const slash = rel.lastIndexOf('/');
+    const dir = dirState(slash < 0 ? '' : rel.slice(0, slash));
+    if (!dir.read) return;
+    visited++;
+    const why = filter.check(rel.slice(slash + 1), relToRootOf(rel), `${base}/${rel}`, link ? 'symlink' : 'file', dir.stack);
+    if (why === 'policy') policySkipped++;
+    if (!why && matches) candidates.push({ rel, link });
+  };
+
+  const opened = await openDir(start, ws);
+  let r;
+  try {
+    const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
+    r = await rgList({ bin, cwd, args, signal: o.signal, deadline: o.deadline, onFile: (rel) => consider(rel, false), onLink: (rel) => consider(rel, true) });
+  } finally {
+    await opened.fh.close().catch(() => {});
+  }
+  if (r.aborted) throw new ToolError('Cancelled', 'The glob was cancelled.');
+
+  // Re-check on disk what will be returned: one lstat per folder on the way, one per entry.
+  const real = new Map<string, boolean>([['', true]]);
+  const realDir = (rel: string): boolean => {
+    let ok = real.get(rel);
+    if (ok === undefined) {
+      const slash = rel.lastIndexOf('/');
+      ok = realDir(slash < 0 ? '' : rel.slice(0, slash)) && !!lstatSync(`${base}/${rel}`, { throwIfNoEntry: false })?.isDirectory();
+      real.set(rel, ok);
+    }
+    return ok;
+  };
+  const matches: string[] = [];
+  let moved = 0;
+  for (const c of candidates) {
+    const slash = c.rel.lastIndexOf('/');
+    const abs = `${base}/${c.rel}`;
+    let ok = false;
+    try {
+      if (realDir(slash < 0 ? '' : c.rel.slice(0, slash))) {
+        const st = lstatSync(abs, { throwIfNoEntry: false });
+        ok = c.link ? !!st?.isSymbolicLink() && !linksToDir(abs) : !!st?.isFile();
+      }
+    } catch { /* gone or unreadable: left out */ }
+    if (ok) matches.push(ws.display(abs));
+    else moved++;
+  }
+  return { matches, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, moved };
+}
+
+/** A symbolic link that names a folder (followed by stat, never entered); glob returns neither folders nor those. */
+export function linksToDir(abs: string): boolean {
+  try {
+    return !!statSync(abs, { throwIfNoEntry: false })?.isDirectory();
+  } catch {
+    return false;
+  }
+}
