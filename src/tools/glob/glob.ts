@@ -90,7 +90,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   let moved = 0;
   const setting = process.env.TOOLGATE_RG?.trim();
   const bin = caps.engine === 'builtin' ? null : await locateRg();
-  let engine: 'ripgrep' | 'builtin' = 'builtin';
+  let engine: 'ripgrep' | 'builtin' = bin ? 'ripgrep' : 'builtin';
   let fallbackReason: string | null = bin ? null
     : caps.engine === 'builtin' ? 'the built-in walker was asked for' : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH';
   if (start) {
@@ -105,11 +105,11 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
         });
         ({ matches, stopped, visited, moved } = r);
         policySkipped = r.policySkipped;
-        engine = 'ripgrep';
         ran = true;
       } catch (e) {
         if (!(e instanceof RgUnavailable)) throw e;
         fallbackReason = e.message;
+        engine = 'builtin';
       }
     }
     if (!ran) {
