@@ -5,7 +5,7 @@ import type { PlanTarget, ResolvedPath, ToolContext, ToolResult } from '../../co
 import { locateRg, RgUnavailable } from '../grep/rg.js';
 import { DEFAULT_TIME_LIMIT_MS, walk, type StopReason } from '../walk/walk.js';
 import { compilePattern } from './pattern.js';
-import { linksToDir, rgGlob } from './rg-engine.js';
+import { rgGlob } from './rg-engine.js';
 
 /**
  * Entries the built-in walker (used without ripgrep) looks at before it stops. A 200k-file tree
@@ -24,7 +24,7 @@ const input = z.strictObject({
 const output = z.object({
   pattern: z.string(),
   path: z.string().describe('The folder searched, workspace-relative.'),
-  files: z.array(z.string()).describe('Matching files (and symlinks that do not name a folder), workspace-relative, sorted.'),
+  files: z.array(z.string()).describe('Matching files (and symlinks), workspace-relative, sorted.'),
   count: z.number().describe('How many paths are in files.'),
   total: z.number().describe('How many matched in all (at least; more may exist when the walk stopped early).'),
   truncated: z.boolean().describe('True when files holds fewer than total, or the walk stopped early.'),
@@ -124,10 +124,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
         timeLimitMs: caps.timeLimitMs,
         descend: (e) => compiled.canContain(e.rel.split('/')),
         onEntry: (e) => {
-          if (e.type === 'dir' || e.type === 'other' || !compiled.match(prefix + e.rel)) return;
-          // rg cannot list a link to a folder without following it: neither engine returns one.
-          if (e.type === 'symlink' && linksToDir(e.abs)) return;
-          matches.push(ctx.workspace.display(e.abs));
+          if (e.type !== 'dir' && e.type !== 'other' && compiled.match(prefix + e.rel)) matches.push(ctx.workspace.display(e.abs));
         },
         onProgress: (n) => ctx.progress(`glob: ${n} entries visited, ${matches.length} matches`),
       });

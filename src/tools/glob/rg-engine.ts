@@ -1,4 +1,4 @@
-import { lstatSync, statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { ToolError } from '../../core/errors.js';
 import type { ResolvedPath } from '../../core/types.js';
 import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
@@ -8,7 +8,7 @@ import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
 import { ancestorIgnores, DEFAULT_IGNORE_FILES, IgnoreStack, readIgnoreFileSync } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
-import { rgList } from './rg-list.js';
+import { findLinks, rgFiles } from './rg-list.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
 
@@ -67,8 +67,9 @@ interface DirState {
  * state dir; an ask rule counted once per entry the walker would have visited), the
  * walker's own ignore stack when rules above the start apply, the compiled pattern — and
  * finally re-checked on disk (each folder still a folder, not a link; the entry still a
- * file or a link that does not name a folder), so a folder swapped for a link while rg ran
- * cannot bring in what lies outside.
+ * file, the link still a link), so a folder swapped for a link while rg ran cannot bring in
+ * what lies outside. rg never lists a symbolic link without following it: `find -type l` runs
+ * beside it and its links are judged by the walker's own ignore stack.
  */
 export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput> {
   const { ws, start, compiled, prefix } = o;
@@ -98,30 +99,42 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     return out;
   };
   const relToRootOf = (rel: string) => (start.relToRoot === '' ? rel : rel === '' ? start.relToRoot : `${start.relToRoot}/${rel}`);
-  const dirs = new Map<string, DirState>();
-  dirs.set('', { ok: true, read: true, stack: emulate ? startStack.with(start.relToRoot, readIgnores(start.abs)) : null });
   let policySkipped = 0;
   let visited = 0;
-
-  const dirState = (rel: string): DirState => {
-    let s = dirs.get(rel);
-    if (s) return s;
-    const slash = rel.lastIndexOf('/');
-    const parent = dirState(slash < 0 ? '' : rel.slice(0, slash));
-    if (!parent.ok || !parent.read) s = { ok: false, read: false, stack: null };
-    else {
-      const dirName = rel.slice(slash + 1);
-      const r2r = relToRootOf(rel);
-      const abs = `${base}/${rel}`;
-      visited++;
-      const why = filter.check(dirName, r2r, abs, 'dir', parent.stack);
-      if (why === 'policy') policySkipped++;
-      const ok = !why && !(dirName === '.git' && o.gitignore);
-      s = { ok, read: ok && compiled.canContain(rel.split('/')), stack: ok && parent.stack ? parent.stack.with(r2r, readIgnores(abs)) : parent.stack };
-    }
-    dirs.set(rel, s);
-    return s;
+  const asked = new Set<string>();
+  const judge = (name: string, rel: string, type: 'dir' | 'file' | 'symlink', stack: IgnoreStack | null) => {
+    const why = filter.check(name, relToRootOf(rel), `${base}/${rel}`, type, stack);
+    visited++;
+    if (why === 'policy' && !asked.has(rel)) { asked.add(rel); policySkipped++; }
+    return why;
   };
+
+  /**
+   * Folders as the walker sees them. rg's files come from folders its own rules kept, so their
+   * ignore verdict is taken from rg unless rules above the start apply (`withStacks` false);
+   * links come from find, which knows no ignore rules: the walker's stack judges every folder.
+   */
+  const folders = (withStacks: boolean) => {
+    const dirs = new Map<string, DirState>();
+    dirs.set('', { ok: true, read: true, stack: withStacks ? startStack.with(start.relToRoot, readIgnores(start.abs)) : null });
+    const state = (rel: string): DirState => {
+      let s = dirs.get(rel);
+      if (s) return s;
+      const slash = rel.lastIndexOf('/');
+      const parent = state(slash < 0 ? '' : rel.slice(0, slash));
+      if (!parent.ok || !parent.read) s = { ok: false, read: false, stack: null };
+      else {
+        const dirName = rel.slice(slash + 1);
+        const ok = !judge(dirName, rel, 'dir', parent.stack) && !(dirName === '.git' && o.gitignore);
+        s = { ok, read: ok && compiled.canContain(rel.split('/')), stack: ok && parent.stack ? parent.stack.with(relToRootOf(rel), readIgnores(`${base}/${rel}`)) : parent.stack };
+      }
+      dirs.set(rel, s);
+      return s;
+    };
+    return state;
+  };
+  const fileDirs = folders(emulate);
+  let linkDirs: ((rel: string) => DirState) | null = emulate ? fileDirs : null;
 
   const candidates: Array<{ rel: string; link: boolean }> = [];
   const consider = (rel: string, link: boolean) => {
@@ -129,19 +142,26 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     const matches = compiled.match(prefix + rel);
     if (!matches && !asks) return;
     const slash = rel.lastIndexOf('/');
-    const dir = dirState(slash < 0 ? '' : rel.slice(0, slash));
+    const dirRel = slash < 0 ? '' : rel.slice(0, slash);
+    const dir = link ? (linkDirs ??= folders(o.gitignore))(dirRel) : fileDirs(dirRel);
     if (!dir.read) return;
-    visited++;
-    const why = filter.check(rel.slice(slash + 1), relToRootOf(rel), `${base}/${rel}`, link ? 'symlink' : 'file', dir.stack);
-    if (why === 'policy') policySkipped++;
-    if (!why && matches) candidates.push({ rel, link });
+    if (!judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack) && matches) candidates.push({ rel, link });
   };
 
   const opened = await openDir(start, ws);
   let r;
   try {
     const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
-    r = await rgList({ bin, cwd, args, signal: o.signal, deadline: o.deadline, onFile: (rel) => consider(rel, false), onLink: (rel) => consider(rel, true) });
+    const common = { cwd, signal: o.signal, deadline: o.deadline };
+    // Folders neither engine lists: the state dir, .git unless nothing is ignored, dot-folders unless hidden.
+    const prune = [STATE_DIR_NAME, ...(o.gitignore ? ['.git'] : []), ...(o.hidden ? [] : ['.*'])];
+    const links: string[] = [];
+    const [a, b] = await Promise.all([
+      rgFiles(bin, args, { ...common, onItem: (rel) => consider(rel, false) }),
+      findLinks(prune, { ...common, onItem: (rel) => links.push(rel) }),
+    ]);
+    for (const rel of links) consider(rel, true);
+    r = { timedOut: a.timedOut || b.timedOut, aborted: a.aborted || b.aborted };
   } finally {
     await opened.fh.close().catch(() => {});
   }
@@ -167,20 +187,11 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     try {
       if (realDir(slash < 0 ? '' : c.rel.slice(0, slash))) {
         const st = lstatSync(abs, { throwIfNoEntry: false });
-        ok = c.link ? !!st?.isSymbolicLink() && !linksToDir(abs) : !!st?.isFile();
+        ok = c.link ? !!st?.isSymbolicLink() : !!st?.isFile();
       }
     } catch { /* gone or unreadable: left out */ }
     if (ok) matches.push(ws.display(abs));
     else moved++;
   }
   return { matches, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, moved };
-}
-
-/** A symbolic link that names a folder (followed by stat, never entered); glob returns neither folders nor those. */
-export function linksToDir(abs: string): boolean {
-  try {
-    return !!statSync(abs, { throwIfNoEntry: false })?.isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -3,45 +3,55 @@ import { StringDecoder } from 'node:string_decoder';
 import { RgUnavailable } from '../grep/rg.js';
 
 /**
- * `rg --files` streamed: every regular file under `cwd` that ripgrep's walk keeps (hidden
- * names and ignore files as asked), plus the symbolic links it skips. rg never lists a link
- * without following it; with --debug it logs each non-directory entry it leaves out with its
- * file type ("ignoring ./x: failed to pass subject filter: file type: … mode: N"), after its
- * ignore and hidden rules ran — links to folders are not logged (rg asks the file system
- * whether the link names a folder), which is why glob never returns those with either engine.
+ * The two listings the ripgrep glob engine runs side by side, both streamed, NUL-separated:
+ * `rg --files` (every regular file ripgrep's walk keeps, with its ignore and hidden rules) and
+ * `find -type l` (the symbolic links, which rg never lists without following them; they are
+ * few, and judged afterwards by the walker's own ignore rules).
  */
 
-export interface RgListOptions {
-  bin: string;
+export interface ListOptions {
   cwd: string;
-  args: string[];
   signal?: AbortSignal;
   deadline: number;
-  /** A regular file, relative to cwd. */
-  onFile(rel: string): void;
-  /** A symbolic link rg did not follow (not one to a folder), relative to cwd. */
-  onLink(rel: string): void;
+  /** One listed path, relative to cwd (a leading "./" removed). */
+  onItem(rel: string): void;
 }
 
-export interface RgListResult {
+export interface ListResult {
   timedOut: boolean;
   aborted: boolean;
 }
 
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
-const SKIPPED = /^DEBUG\|rg::subject\|[^\n]*?: ignoring (.*): failed to pass subject filter: file type: Some\(FileType\(FileType \{ mode: (\d+) \}\)\)/;
+/** The flags every glob listing starts with (no config file, no global, parent or .git/info/exclude ignore files). */
+export const RG_BASE_ARGS = ['--no-config', '--no-require-git', '--no-ignore-global', '--no-ignore-parent', '--no-ignore-exclude', '--no-messages', '--files', '--null'];
 
 function stripDot(p: string): string {
   return p.startsWith('./') ? p.slice(2) : p;
 }
 
-/** The flags every glob listing starts with (no config file, no global or parent ignore files). */
-export const BASE_ARGS = ['--no-config', '--no-require-git', '--no-ignore-global', '--no-ignore-parent', '--no-ignore-exclude', '--no-messages', '--files', '--null', '--debug'];
+/** `rg --files --null` with the extra flags, over '.'. */
+export function rgFiles(bin: string, args: string[], o: ListOptions): Promise<ListResult> {
+  return listing(bin, [...RG_BASE_ARGS, ...args, '--', '.'], o, 'ripgrep');
+}
 
-export function rgList(o: RgListOptions): Promise<RgListResult> {
+/**
+ * `find . -type l`: every symbolic link under cwd, never followed, skipping the folders no
+ * glob lists (`prune`: names tested against whole folder names, e.g. ".git", ".*").
+ */
+export function findLinks(prune: string[], o: ListOptions): Promise<ListResult> {
+  const args = ['.', '-mindepth', '1'];
+  if (prune.length) {
+    args.push('(', '-type', 'd', '(');
+    prune.forEach((p, i) => args.push(...(i ? ['-o'] : []), '-name', p));
+    args.push(')', '-prune', ')', '-o');
+  }
+  args.push('-type', 'l', '-print0');
+  return listing('find', args, o, 'find');
+}
+
+function listing(bin: string, args: string[], o: ListOptions, what: string): Promise<ListResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(o.bin, [...BASE_ARGS, ...o.args, '--', '.'], { cwd: o.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { cwd: o.cwd, stdio: ['ignore', 'pipe', 'ignore'] });
     let timedOut = false;
     let aborted = false;
     let done = false;
@@ -51,47 +61,29 @@ export function rgList(o: RgListOptions): Promise<RgListResult> {
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
 
-    const out = new StringDecoder('utf8');
+    const dec = new StringDecoder('utf8');
     let rest = '';
     child.stdout.on('data', (chunk: Buffer) => {
-      const text = rest + out.write(chunk);
+      const text = rest + dec.write(chunk);
       let start = 0;
       for (let i = text.indexOf('\0'); i >= 0; i = text.indexOf('\0', start)) {
-        if (i > start) o.onFile(stripDot(text.slice(start, i)));
+        if (i > start) o.onItem(stripDot(text.slice(start, i)));
         start = i + 1;
       }
       rest = text.slice(start);
     });
-    const err = new StringDecoder('utf8');
-    let line = '';
-    const errLine = (l: string) => {
-      if (!l.startsWith('DEBUG|rg::subject')) return;
-      const m = SKIPPED.exec(l);
-      if (m && (Number(m[2]) & S_IFMT) === S_IFLNK) o.onLink(stripDot(m[1]!));
-    };
-    child.stderr.on('data', (chunk: Buffer) => {
-      const text = line + err.write(chunk);
-      let start = 0;
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
-        errLine(text.slice(start, i));
-        start = i + 1;
-      }
-      line = text.slice(start);
-    });
-    child.on('error', (e) => {
+    const finish = () => {
       done = true;
       clearTimeout(timer);
       o.signal?.removeEventListener('abort', onAbort);
-      reject(new RgUnavailable(`ripgrep could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`));
+    };
+    child.on('error', (e) => {
+      finish();
+      reject(new RgUnavailable(`${what} could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`));
     });
     child.on('close', () => {
-      done = true;
-      clearTimeout(timer);
-      o.signal?.removeEventListener('abort', onAbort);
-      if (!timedOut && !aborted) {
-        if (rest) o.onFile(stripDot(rest));
-        if (line) errLine(line);
-      }
+      finish();
+      if (!timedOut && !aborted && rest) o.onItem(stripDot(rest));
       resolve({ timedOut, aborted });
     });
   });
