@@ -60,13 +60,27 @@ export function compileGlobs(input: string[]): (p: string) => boolean {
   // `**/.git/config` or `src/**` never matched: the two kinds are compiled apart.
   // A trailing slash (gitignore: "a directory") would otherwise match nothing at all; the
   // directory's contents are covered because its ancestors are matched too.
-  const cleaned = patterns.map((p) => (p.length > 1 ? p.replace(/\/+$/, '') : p));
-  const bare = cleaned.filter((p) => !p.includes('/'));
+  // `**/name` is the bare `name`; a bare pattern without `**` can only ever match the last
+  // component, so it is tested on that alone (a regex over a short name, not over the whole path:
+  // the deny list is asked of every entry a walk or a listing returns).
+  const cleaned = patterns.map((p) => (p.length > 1 ? p.replace(/\/+$/, '') : p)).map((p) => (/^\*\*\/[^/]+$/.test(p) ? p.slice(3) : p));
+  const bare = cleaned.filter((p) => !p.includes('/') && p.includes('**'));
+  const names = cleaned.filter((p) => !p.includes('/') && !p.includes('**'));
   const rooted = cleaned.filter((p) => p.includes('/')).map((p) => p.replace(/^\/+/, ''));
   const opts = { dot: true, nocase: CASE_INSENSITIVE_FS };
+  const nameRes = names.map((p) => picomatch.makeRe(p, opts));
+  const byLastName = nameRes.length
+    ? (p: string) => {
+      let end = p.length;
+      while (end > 1 && p.charCodeAt(end - 1) === 47 /* / */) end--;
+      const last = p.slice(p.lastIndexOf('/', end - 1) + 1, end);
+      for (const r of nameRes) if (r.test(last)) return true;
+      return false;
+    }
+    : () => false;
   const byName = bare.length ? picomatch(bare, { ...opts, basename: true }) : () => false;
   const byPath = rooted.length ? picomatch(rooted, opts) : () => false;
-  return (p) => byName(p) || byPath(p);
+  return (p) => byLastName(p) || byName(p) || byPath(p);
 }
 
 /**
