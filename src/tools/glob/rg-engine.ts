@@ -47,11 +47,6 @@ export function nameFilter(compiled: CompiledPattern): string | null {
   return last;
 }
 
-/** Deny-list globs that mean the same relative to any folder (rg gets them as exclusions, for speed only). */
-function rootFreeGlobs(patterns: readonly string[]): string[] {
-  return patterns.filter((p) => !p.startsWith('!') && (p.startsWith('**/') || !p.includes('/')));
-}
-
 interface DirState {
   /** Nothing on the way here is denied, asked, hidden, ignored or the state dir. */
   ok: boolean;
@@ -81,11 +76,12 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   const asks = !!ws.gate?.asks;
   const base = start.abs === '/' ? '' : start.abs;
 
+  // The deny lists are not handed to rg as exclusions: matching them costs rg more than the
+  // filter below, which judges every entry anyway.
   const args: string[] = [];
   if (o.hidden) args.push('--hidden', `--glob=!${STATE_DIR_NAME}/`);
   if (o.hidden && o.gitignore) args.push('--glob=!.git/');
   if (!o.gitignore) args.push('--no-ignore');
-  for (const d of rootFreeGlobs(ws.rules.deny)) if (o.hidden || !/(^|\/)\./.test(d)) args.push(`--glob=!${d}`);
   // Without ask rules only matching entries matter; with them every entry is judged (and counted), as by the walker.
   const name = asks ? null : nameFilter(compiled);
   if (name) args.push(`--type-add=tgsel:${name}`, '--type=tgsel');
@@ -154,7 +150,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
     const common = { cwd, signal: o.signal, deadline: o.deadline };
     // Folders neither engine lists: the state dir, .git unless nothing is ignored, dot-folders unless hidden.
-    const prune = [STATE_DIR_NAME, ...(o.gitignore ? ['.git'] : []), ...(o.hidden ? [] : ['.*'])];
+    const prune = o.hidden ? [STATE_DIR_NAME, ...(o.gitignore ? ['.git'] : [])] : ['.*'];
     const links: string[] = [];
     const [a, b] = await Promise.all([
       rgFiles(bin, args, { ...common, onItem: (rel) => consider(rel, false) }),
