@@ -100,7 +100,8 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   const asked = new Set<string>();
   const judge = (name: string, rel: string, type: 'dir' | 'file' | 'symlink', stack: IgnoreStack | null) => {
     const why = filter.check(name, relToRootOf(rel), `${base}/${rel}`, type, stack);
-    visited++;
+    // Denied entries and the state dir are not even counted (as in the walker): the count must not tell what lies there.
+    if (why !== 'denied' && why !== 'state') visited++;
     if (why === 'policy' && !asked.has(rel)) { asked.add(rel); policySkipped++; }
     return why;
   };
