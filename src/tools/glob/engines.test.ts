@@ -195,6 +195,28 @@ test('glob engines: without ripgrep the walker runs and says why', async () => {
   }
 });
 
+test('glob engines: when find cannot start, the walker answers instead and says why', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH');
+  const s = fixture();
+  const saved = { PATH: process.env.PATH, TOOLGATE_RG: process.env.TOOLGATE_RG };
+  const empty = tempDir('tg-nopath-');
+  try {
+    const want = await globWith(s.h, 'builtin', { pattern: '**/*.h' });
+    process.env.TOOLGATE_RG = rg;
+    process.env.PATH = empty.dir;
+    const env = await s.h.call('glob', { pattern: '**/*.h' }) as Env;
+    assert.equal(env.data.engine, 'builtin');
+    assert.match(env.data.fallback_reason ?? '', /find could not be started/);
+    assert.deepEqual(env.data.files, want.data.files);
+  } finally {
+    process.env.PATH = saved.PATH;
+    if (saved.TOOLGATE_RG === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved.TOOLGATE_RG;
+    empty.cleanup();
+    s.done();
+  }
+});
+
 test('glob engines: a folder swapped for a link to outside during the listing never brings in an outside name', async () => {
   const { Worker } = await import('node:worker_threads');
   const s = fixture();

@@ -149,14 +149,19 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   let r;
   try {
     const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
-    const common = { cwd, signal: o.signal, deadline: o.deadline };
+    // One listing that cannot start stops the other (the walker then runs instead).
+    const stop = new AbortController();
+    const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
+    const common = { cwd, signal, deadline: o.deadline };
     // Folders neither engine lists: the state dir, .git unless nothing is ignored, dot-folders unless hidden.
     const prune = o.hidden ? [STATE_DIR_NAME, ...(o.gitignore ? ['.git'] : [])] : ['.*'];
     const links: string[] = [];
-    const [a, b] = await Promise.all([
-      rgFiles(bin, args, { ...common, onItem: (rel) => consider(rel, false) }),
-      findLinks(prune, { ...common, onItem: (rel) => links.push(rel) }),
+    const settled = await Promise.allSettled([
+      rgFiles(bin, args, { ...common, onItem: (rel) => consider(rel, false) }).catch((e: unknown) => { stop.abort(); throw e; }),
+      findLinks(prune, { ...common, onItem: (rel) => links.push(rel) }).catch((e: unknown) => { stop.abort(); throw e; }),
     ]);
+    for (const x of settled) if (x.status === 'rejected') throw x.reason;
+    const [a, b] = settled.map((x) => (x as PromiseFulfilledResult<{ timedOut: boolean; aborted: boolean }>).value) as [{ timedOut: boolean; aborted: boolean }, { timedOut: boolean; aborted: boolean }];
     for (const rel of links) consider(rel, true);
     r = { timedOut: a.timedOut || b.timedOut, aborted: a.aborted || b.aborted };
   } finally {
