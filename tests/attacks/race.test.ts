@@ -86,7 +86,8 @@ test(`${READS / 5} glob calls from the root, walking past the swapping folder (b
   if (!tools.includes('glob')) return t.skip('glob is not registered');
   // The server picks ripgrep when it finds it (rg --files reads swap/ by name, the listing is re-checked on disk);
   // a second server without it runs the walker.
-  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  // The first server inherits this process's environment (CI's second pass sets TOOLGATE_RG=off).
+  const rg = await locateRg();
   const servers: Array<[string, Client]> = [[rg ? 'ripgrep' : 'builtin', client]];
   const off = await connectStdio(['--workspace', ws], { env: { TOOLGATE_RG: 'off' } });
   t.after(() => off.close().catch(() => {}));
