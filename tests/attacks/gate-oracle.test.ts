@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { verifyAudit } from '../../src/audit/verify.js';
 import type { Envelope } from '../../src/core/envelope.js';
 import { Harness, policyFromYaml } from '../../src/testing/helpers.js';
+import { locateRg } from '../../src/tools/grep/rg.js';
 import { DENIED_DIRS, GATE_POLICY, gateTree, HIDDEN_NAMES, normalise, probes, RULE_TEXT, SECRET_TEXT, type GateTree } from './gate-fixture.js';
 
 let tree: GateTree;
@@ -149,16 +150,28 @@ describe('rules hold in walks', () => {
     });
   }
 
-  test('glob and list_dir leave denied and asked entries out', async () => {
-    for (const args of [{ pattern: '**' }, { pattern: '**', hidden: true, gitignore: false }, { pattern: 'priv/*' }, { pattern: 'd1/**/*' }, { pattern: '**/x' }, { pattern: '**', path: 'd1' }]) {
-      const env = await h.call('glob', args);
-      // A pattern whose literal base is denied is refused as a path would be; anything else runs.
-      if (args.pattern.startsWith('priv/')) assert.equal(env.error?.code, 'ToolNotAllowed');
-      else assert.equal(env.ok, true, env.text);
-      assert.deepEqual(walkLeaks(env, args.pattern), [], `${JSON.stringify(args)}: ${JSON.stringify(env.data)}`);
+  test('glob and list_dir leave denied and asked entries out (glob: both engines)', async () => {
+    const saved = process.env.TOOLGATE_RG;
+    const rgFound = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+    try {
+      for (const rg of rgFound ? ['', 'off'] : ['off']) {
+        process.env.TOOLGATE_RG = rg;
+        for (const args of [{ pattern: '**' }, { pattern: '**', hidden: true, gitignore: false }, { pattern: 'priv/*' }, { pattern: 'd1/**/*' }, { pattern: '**/x' }, { pattern: '**', path: 'd1' }]) {
+          const env = await h.call('glob', args);
+          // A pattern whose literal base is denied is refused as a path would be; anything else runs.
+          if (args.pattern.startsWith('priv/')) assert.equal(env.error?.code, 'ToolNotAllowed');
+          else {
+            assert.equal(env.ok, true, env.text);
+            assert.equal((env.data as { engine: string }).engine, rg === '' ? 'ripgrep' : 'builtin');
+          }
+          assert.deepEqual(walkLeaks(env, args.pattern), [], `${rg || 'rg'} ${JSON.stringify(args)}: ${JSON.stringify(env.data)}`);
+        }
+        const g = await h.call('glob', { pattern: '**' });
+        assert.ok(((g.data as { skipped_by_policy?: number }).skipped_by_policy ?? 0) >= 1, JSON.stringify(g.data));
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
     }
-    const g = await h.call('glob', { pattern: '**' });
-    assert.ok(((g.data as { skipped_by_policy?: number }).skipped_by_policy ?? 0) >= 1, JSON.stringify(g.data));
     for (const p of ['.', 'd1', 'd1/d2']) {
       const env = await h.call('list_dir', { path: p, hidden: true, gitignore: false });
       assert.equal(env.ok, true, env.text);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectStdio, tempDir } from '../../src/testing/helpers.js';
+import { locateRg } from '../../src/tools/grep/rg.js';
 
 const CANARY = 'CANARY-race-outside-91c';
 const READS = 500;
@@ -78,6 +79,31 @@ test(`${READS} glob calls into the swapping folder: zero escapes`, async (t) => 
   const tools = (await client.listTools()).tools.map((x) => x.name);
   if (!tools.includes('glob')) return t.skip('glob is not registered');
   await hammer('glob', { pattern: '**', path: 'swap' });
+});
+
+test(`${READS / 5} glob calls from the root, walking past the swapping folder (both engines): zero escapes`, async (t) => {
+  const tools = (await client.listTools()).tools.map((x) => x.name);
+  if (!tools.includes('glob')) return t.skip('glob is not registered');
+  // The server picks ripgrep when it finds it (rg --files reads swap/ by name, the listing is re-checked on disk);
+  // a second server without it runs the walker.
+  // The first server inherits this process's environment (CI's second pass sets TOOLGATE_RG=off).
+  const rg = await locateRg();
+  const servers: Array<[string, Client]> = [[rg ? 'ripgrep' : 'builtin', client]];
+  const off = await connectStdio(['--workspace', ws], { env: { TOOLGATE_RG: 'off' } });
+  t.after(() => off.close().catch(() => {}));
+  servers.push(['builtin', off.client]);
+  for (const [engine, c] of servers) {
+    for (let i = 0; i < READS / 5; i += BATCH) {
+      const batch = Array.from({ length: BATCH }, (_, k) => c.callTool({ name: 'glob', arguments: k % 2 ? { pattern: '**', hidden: true, gitignore: false } : { pattern: '**/*.txt' } }, undefined, { timeout: 60_000 }));
+      for (const r of await Promise.all(batch)) {
+        const text = JSON.stringify(r);
+        assert.ok(!text.includes(CANARY), `glob (${engine}) named an outside file: ${text.slice(0, 300)}`);
+        const env = r.structuredContent as { ok: boolean; data: { engine: string } | null };
+        assert.equal(env.ok, true, text.slice(0, 300));
+        assert.equal(env.data?.engine, engine);
+      }
+    }
+  }
 });
 
 test(`${READS} grep calls into the swapping folder: zero escapes`, async (t) => {

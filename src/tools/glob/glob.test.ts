@@ -191,15 +191,18 @@ test('glob: the visit cap and the time cap give partial results and say how to n
     } satisfies ToolContext;
     const args = { pattern: '**/*.ts', path: '.', limit: 1000, hidden: false, gitignore: true };
     const plan = (await globTool.plan(args, ctx)) as GlobPlan;
-    const visits = await globFiles(args, plan, ctx, { maxVisits: 10, timeLimitMs: 10_000 });
+    // The visit cap is the built-in walker's; the time cap applies to both engines.
+    const visits = await globFiles(args, plan, ctx, { maxVisits: 10, timeLimitMs: 10_000, engine: 'builtin' });
     assert.equal(visits.status, 'partial');
     assert.equal(visits.data.stopped, 'visit_cap');
     assert.equal(visits.data.truncated, true);
     assert.ok(visits.data.files.length < 40);
     assert.match(visits.text, /incomplete.*narrow/);
-    const timed = await globFiles(args, plan, ctx, { maxVisits: 1000, timeLimitMs: -1 });
-    assert.equal(timed.data.stopped, 'time_cap');
-    assert.equal(timed.status, 'partial');
+    for (const engine of ['auto', 'builtin'] as const) {
+      const timed = await globFiles(args, plan, ctx, { maxVisits: 1000, timeLimitMs: -1, engine });
+      assert.equal(timed.data.stopped, 'time_cap', engine);
+      assert.equal(timed.status, 'partial');
+    }
     const whole = await globFiles(args, plan, ctx);
     assert.equal(whole.data.total, 40);
     assert.equal(whole.status, 'ok');

@@ -2,8 +2,16 @@ import { z } from 'zod';
 import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
 import type { PlanTarget, ResolvedPath, ToolContext, ToolResult } from '../../core/types.js';
-import { DEFAULT_MAX_VISITS, DEFAULT_TIME_LIMIT_MS, walk, type StopReason } from '../walk/walk.js';
+import { locateRg, RgUnavailable } from '../grep/rg.js';
+import { DEFAULT_TIME_LIMIT_MS, walk, type StopReason } from '../walk/walk.js';
 import { compilePattern } from './pattern.js';
+import { rgGlob } from './rg-engine.js';
+
+/**
+ * Entries the built-in walker (used without ripgrep) looks at before it stops. A 200k-file tree
+ * holds ~210k entries; at ~150k entries/s the 10 s time cap is the real bound past this.
+ */
+export const GLOB_MAX_VISITS = 1_000_000;
 
 const input = z.strictObject({
   pattern: z.string().min(1).max(1000).describe('Glob relative to path: "*" stays in one folder, "**" crosses folders, {a,b} and [abc] work. Example: "src/**/*.ts".'),
@@ -22,6 +30,8 @@ const output = z.object({
   truncated: z.boolean().describe('True when files holds fewer than total, or the walk stopped early.'),
   stopped: z.enum(['visit_cap', 'time_cap']).nullable().describe('Why the walk stopped before covering the tree, or null.'),
   skipped_by_policy: z.number().int().optional().describe('Entries left out because a policy rule asks before glob may touch them.'),
+  engine: z.enum(['ripgrep', 'builtin']).describe('Which engine listed the files: ripgrep (rg --files) or the built-in walker.'),
+  fallback_reason: z.string().nullable().describe('Why the built-in walker ran instead of ripgrep (e.g. "ripgrep is turned off (TOOLGATE_RG=off)"), or null.'),
 });
 
 export type GlobPlan = { targets: PlanTarget[]; summary: string; start: ResolvedPath | null; root: ResolvedPath; base: string };
@@ -65,37 +75,64 @@ export const globTool = defineTool({
 export interface GlobCaps {
   maxVisits: number;
   timeLimitMs: number;
+  /** 'builtin' forces the walker (tests compare the engines); default: ripgrep when found. */
+  engine?: 'auto' | 'builtin';
 }
 
-/** The walk and the result, with the caps as parameters (tests lower them). */
-export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ctx: ToolContext, caps: GlobCaps = { maxVisits: DEFAULT_MAX_VISITS, timeLimitMs: DEFAULT_TIME_LIMIT_MS }): Promise<ToolResult<z.infer<typeof output>>> {
+/** The search and the result, with the caps as parameters (tests lower them). */
+export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ctx: ToolContext, caps: GlobCaps = { maxVisits: GLOB_MAX_VISITS, timeLimitMs: DEFAULT_TIME_LIMIT_MS }): Promise<ToolResult<z.infer<typeof output>>> {
   const { start, root, base } = plan;
   const compiled = compilePattern(args.pattern, { hidden: args.hidden });
-  const matches: string[] = [];
+  let matches: string[] = [];
   let stopped: StopReason | null = null;
   let visited = 0;
   let policySkipped = 0;
+  let moved = 0;
+  const setting = process.env.TOOLGATE_RG?.trim();
+  const bin = caps.engine === 'builtin' ? null : await locateRg();
+  let engine: 'ripgrep' | 'builtin' = bin ? 'ripgrep' : 'builtin';
+  let fallbackReason: string | null = bin ? null
+    : caps.engine === 'builtin' ? 'the built-in walker was asked for' : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH';
   if (start) {
     const prefix = base ? `${base}/` : '';
-    const r = await walk({
-      workspace: ctx.workspace,
-      start,
-      hidden: args.hidden || compiled.mentionsDot,
-      gitignore: args.gitignore,
-      named: root.relToRoot,
-      signal: ctx.signal,
-      maxVisits: caps.maxVisits,
-      timeLimitMs: caps.timeLimitMs,
-      descend: (e) => compiled.canContain(e.rel.split('/')),
-      onEntry: (e) => {
-        if (e.type !== 'dir' && e.type !== 'other' && compiled.match(prefix + e.rel)) matches.push(ctx.workspace.display(e.abs));
-      },
-      onProgress: (n) => ctx.progress(`glob: ${n} entries visited, ${matches.length} matches`),
-    });
-    if (r.stopped === 'aborted') throw new ToolError('Cancelled', 'The glob was cancelled.');
-    stopped = r.stopped === 'stopped' ? null : r.stopped;
-    visited = r.visited;
-    policySkipped = r.skipped.policy;
+    const hidden = args.hidden || compiled.mentionsDot;
+    let ran = false;
+    if (bin) {
+      try {
+        const r = await rgGlob(bin, {
+          ws: ctx.workspace, start, named: root.relToRoot, compiled, prefix, hidden, gitignore: args.gitignore,
+          signal: ctx.signal, deadline: Date.now() + caps.timeLimitMs,
+        });
+        ({ matches, stopped, visited, moved } = r);
+        policySkipped = r.policySkipped;
+        ran = true;
+      } catch (e) {
+        if (!(e instanceof RgUnavailable)) throw e;
+        fallbackReason = e.message;
+        engine = 'builtin';
+      }
+    }
+    if (!ran) {
+      const r = await walk({
+        workspace: ctx.workspace,
+        start,
+        hidden,
+        gitignore: args.gitignore,
+        named: root.relToRoot,
+        signal: ctx.signal,
+        maxVisits: caps.maxVisits,
+        timeLimitMs: caps.timeLimitMs,
+        descend: (e) => compiled.canContain(e.rel.split('/')),
+        onEntry: (e) => {
+          if (e.type !== 'dir' && e.type !== 'other' && compiled.match(prefix + e.rel)) matches.push(ctx.workspace.display(e.abs));
+        },
+        onProgress: (n) => ctx.progress(`glob: ${n} entries visited, ${matches.length} matches`),
+      });
+      if (r.stopped === 'aborted') throw new ToolError('Cancelled', 'The glob was cancelled.');
+      stopped = r.stopped === 'stopped' ? null : r.stopped;
+      visited = r.visited;
+      policySkipped = r.skipped.policy;
+    }
   }
   matches.sort();
   const total = matches.length;
@@ -112,9 +149,11 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   } else if (cut) {
     text += ' Narrow the pattern or path to see the rest here.';
   }
+  if (moved) text += ` ${moved} entr${moved === 1 ? 'y' : 'ies'} changed place during the search and ${moved === 1 ? 'was' : 'were'} left out.`;
+  if (engine === 'builtin' && fallbackReason) text += ` Built-in walker used: ${fallbackReason}.`;
   if (policySkipped) text += ` ${policySkipped} entr${policySkipped === 1 ? 'y was' : 'ies were'} left out by a policy rule that asks first.`;
   return {
-    data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped, skipped_by_policy: policySkipped },
+    data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped, skipped_by_policy: policySkipped, engine, fallback_reason: engine === 'builtin' ? fallbackReason : null },
     text,
     status: cut || stopped ? 'partial' : 'ok',
     stats: { matched: total, visited },

@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { Envelope } from '../../core/envelope.js';
+import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
+import { locateRg } from '../grep/rg.js';
+
+// Both glob engines on the same trees: ripgrep (rg --files) and the built-in walker must give
+// the same files, totals and skipped_by_policy, and neither may return a secret, a denied or
+// asked path, anything outside, or anything reached through a link.
+
+const OUTSIDE_MARK = 'OUTSIDE-glob-3f9';
+
+interface GlobData { files: string[]; total: number; count: number; truncated: boolean; stopped: string | null; skipped_by_policy?: number; engine: string; fallback_reason: string | null }
+type Env = Envelope & { data: GlobData };
+
+function write(root: string, rel: string, content = ''): void {
+  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  writeFileSync(path.join(root, rel), content);
+}
+
+const POLICY = `
+rules:
+  - { tool: glob, path: "private/**", decision: deny }
+  - { tool: "*", path: "denied-all/**", decision: deny }
+  - { tool: "*", path: "asked/**", decision: ask }
+  - { tool: "*", path: "src/**/*.ask.h", decision: ask }
+`;
+
+function fixture() {
+  const t = tempDir('tg-glob-eng-');
+  const ws = path.join(t.dir, 'ws');
+  const out = path.join(t.dir, 'outside');
+  mkdirSync(ws);
+  write(out, `${OUTSIDE_MARK}.h`);
+  write(out, `deep/${OUTSIDE_MARK}-deep.h`);
+  const files = [
+    // The kernel's root .gitignore: it starts with `.*`, then re-includes a few dot-files.
+    ['.gitignore', '.*\n*.o\n*.log\nbuild/\n/vmlinux*\n!.gitignore\n!.mailmap\n'],
+    ['.mailmap', ''], ['.clang-format', ''], ['vmlinux.h', ''], ['top.h', ''], ['README', ''], ['x.log', ''],
+    ['src/a.c', ''], ['src/a.h', ''], ['src/a.o', ''], ['src/x.ask.h', ''], ['src/sub/b.h', ''], ['src/sub/.hidden.h', ''],
+    ['src/sub/.gitignore', 'gen*.h\n!gen-keep.h\n'], ['src/sub/gen1.h', ''], ['src/sub/gen-keep.h', ''], ['src/sub/deeper/vmlinux.h', ''],
+    ['src/keep/.gitignore', '!important.log\n'], ['src/keep/important.log', ''], ['src/keep/other.log', ''],
+    ['build/gen.h', ''], ['build/sub/x.c', ''],
+    ['lib/.ignore', '*.tmp.h\n'], ['lib/y.h', ''], ['lib/z.tmp.h', ''],
+    ['.config/c.h', ''], ['.github/workflows/ci.yml', ''], ['.git/HEAD', ''], ['.git/objects/ab.h', ''],
+    ['.env', 'SECRET=1'], ['config/.env.local', 'SECRET=2'], ['keys/server.pem', ''], ['keys/ok.h', ''], ['.ssh/id_rsa', ''],
+    ['private/p.h', ''], ['private/deep/q.h', ''], ['denied-all/d.h', ''], ['asked/a.h', ''], ['asked/more/b.h', ''],
+    ['only-links/.keep', ''],
+  ] as const;
+  for (const [rel, content] of files) write(ws, rel, content);
+  symlinkSync(path.join(ws, 'src/a.h'), path.join(ws, 'link-in.h'));
+  symlinkSync(path.join(out, `${OUTSIDE_MARK}.h`), path.join(ws, 'link-out.h'));
+  symlinkSync(path.join(ws, 'src'), path.join(ws, 'link-dir'));
+  symlinkSync(out, path.join(ws, 'link-outdir'));
+  symlinkSync(path.join(ws, 'nowhere.h'), path.join(ws, 'broken.h'));
+  symlinkSync(path.join(ws, 'src/sub'), path.join(ws, 'src/sub-link.h'));
+  symlinkSync(path.join(ws, 'top.h'), path.join(ws, 'only-links/l.h'));
+  // Links the ignore rules, hidden names or the policy leave out (rg never lists links: these test find's side).
+  for (const l of ['build/link.h', '.config/link.h', 'link.o', '.hidden-link.h', 'src/sub/gen2.h', 'lib/l.tmp.h', 'private/link.h', 'asked/link.h', 'keys/link.pem']) {
+    symlinkSync(path.join(ws, 'top.h'), path.join(ws, l));
+  }
+  const state = path.join(t.dir, 'state');
+  const h = new Harness([ws], { policy: policyFromYaml(POLICY), stateDir: state });
+  return { ws, out, h, done: () => { h.close(); t.cleanup(); } };
+}
+
+async function globWith(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>): Promise<Env> {
+  const saved = process.env.TOOLGATE_RG;
+  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
+  try {
+    const env = await h.call('glob', args) as Env;
+    assert.ok(h.rt.tools.get('glob')!.envelope.safeParse(env).success, 'envelope matches the output schema');
+    if (env.ok) assert.equal(env.data.engine, engine === 'rg' ? 'ripgrep' : 'builtin', `${JSON.stringify(args)}: ${env.data.fallback_reason}`);
+    return env;
+  } finally {
+    if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
+  }
+}
+
+const comparable = (e: Env) => (e.ok
+  ? { files: e.data.files, total: e.data.total, count: e.data.count, truncated: e.data.truncated, stopped: e.data.stopped, skipped: e.data.skipped_by_policy ?? 0, status: e.status, spilled: !!e.artifacts.storage_ref }
+  : { error: e.error?.code });
+
+/** What must never appear in any answer. */
+function leaks(e: Env, args: Record<string, unknown> = {}): string[] {
+  const s = JSON.stringify(e.data?.files ?? []);
+  // .git is walked only when both hidden files and no ignore rules are asked for.
+  const never = [OUTSIDE_MARK, '.env', 'server.pem', 'id_rsa', 'private/', 'denied-all/', 'asked/', 'x.ask.h', 'link-dir/', 'link-outdir/', 'src/sub-link.h/'];
+  if (args.gitignore !== false) never.push('.git/');
+  return never.filter((x) => s.includes(x));
+}
+
+// [args, the files expected, or the error code (null: only compare the engines)]
+const CASES: Array<[Record<string, unknown>, string[] | string | null]> = [
+  [{ pattern: '**/*.h' }, ['broken.h', 'keys/ok.h', 'lib/y.h', 'link-in.h', 'link-out.h', 'only-links/l.h', 'src/a.h', 'src/sub-link.h', 'src/sub/b.h', 'src/sub/deeper/vmlinux.h', 'src/sub/gen-keep.h', 'top.h']],
+  [{ pattern: '**/*' }, null],
+  [{ pattern: '**' }, null],
+  [{ pattern: '*' }, null],
+  [{ pattern: '**/*', hidden: true }, null],
+  [{ pattern: '**/*', gitignore: false }, null],
+  [{ pattern: '**/*', hidden: true, gitignore: false }, null],
+  // The root .gitignore's `.*` ignores .github: a pattern naming it shows it only without ignore rules.
+  [{ pattern: '.github/**' }, []],
+  [{ pattern: '.github/**', gitignore: false }, ['.github/workflows/ci.yml']],
+  [{ pattern: '**/*.yml', path: '.github' }, ['.github/workflows/ci.yml']],
+  [{ pattern: '**/.*' }, null],
+  [{ pattern: '.*' }, ['.gitignore', '.mailmap']],
+  [{ pattern: 'src/**' }, null],
+  [{ pattern: 'src/**/*.h' }, ['src/a.h', 'src/sub-link.h', 'src/sub/b.h', 'src/sub/deeper/vmlinux.h', 'src/sub/gen-keep.h']],
+  [{ pattern: 'src/*/*.h' }, null],
+  [{ pattern: '**/*.h', path: 'src' }, ['src/a.h', 'src/sub-link.h', 'src/sub/b.h', 'src/sub/deeper/vmlinux.h', 'src/sub/gen-keep.h']],
+  [{ pattern: '**/*.log', path: 'src' }, ['src/keep/important.log']],
+  [{ pattern: '**/*.log' }, ['src/keep/important.log']],
+  [{ pattern: '*.h', path: 'src/sub' }, ['src/sub/b.h', 'src/sub/gen-keep.h']],
+  [{ pattern: '**/vmlinux*' }, ['src/sub/deeper/vmlinux.h']],
+  [{ pattern: '**/*', path: 'build' }, ['build/gen.h', 'build/link.h', 'build/sub/x.c']],
+  [{ pattern: 'build/**' }, []],
+  [{ pattern: '**/*.{h,c}', path: 'lib' }, ['lib/y.h']],
+  [{ pattern: '**/*.h', path: 'lib', gitignore: false }, ['lib/l.tmp.h', 'lib/y.h', 'lib/z.tmp.h']],
+  [{ pattern: 'asked/**' }, 'ApprovalRequired'],
+  [{ pattern: '**/*', path: 'private' }, null],
+  [{ pattern: '**/*.pem', hidden: true, gitignore: false }, []],
+  [{ pattern: '**/*.h', limit: 3 }, null],
+  [{ pattern: 'link-dir/**' }, []],
+  [{ pattern: '**/*.h', path: 'link-dir' }, null],
+  [{ pattern: 'link-outdir/**/*.h' }, []],
+  [{ pattern: '[st]*/**/[ab].h' }, ['src/a.h', 'src/sub/b.h']],
+];
+
+test('glob engines: ripgrep and the built-in walker give the same answer on every case', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
+  const s = fixture();
+  try {
+    for (const [args, expected] of CASES) {
+      const a = await globWith(s.h, 'rg', args);
+      const b = await globWith(s.h, 'builtin', args);
+      const what = JSON.stringify(args);
+      assert.deepEqual(comparable(a), comparable(b), `${what}: ripgrep ${JSON.stringify(a.data ?? a.error)} vs walker ${JSON.stringify(b.data ?? b.error)}`);
+      if (expected !== null) assert.deepEqual(a.ok ? a.data.files : a.error?.code, expected, what);
+      assert.deepEqual(leaks(a, args), [], `${what} (ripgrep)`);
+      assert.deepEqual(leaks(b, args), [], `${what} (walker)`);
+    }
+  } finally {
+    s.done();
+  }
+});
+
+test('glob engines: ask rules are counted the same, limit and spill behave the same', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
+  const s = fixture();
+  try {
+    const all = await globWith(s.h, 'rg', { pattern: '**/*' });
+    // asked/ (a folder: one entry) and src/x.ask.h.
+    assert.equal(all.data.skipped_by_policy, 2, all.text);
+    const cut = await globWith(s.h, 'rg', { pattern: '**/*.h', limit: 3 });
+    const cutB = await globWith(s.h, 'builtin', { pattern: '**/*.h', limit: 3 });
+    assert.equal(cut.status, 'partial');
+    assert.equal(cut.data.count, 3);
+    assert.equal(cut.data.total, 12);
+    const ref = cut.artifacts.storage_ref;
+    assert.ok(ref, cut.text);
+    const refB = cutB.artifacts.storage_ref!;
+    const read = (r: string) => readFileSync(path.isAbsolute(r) ? r : path.join(s.ws, r), 'utf8');
+    assert.equal(read(ref).trim().split('\n').length, 12);
+    assert.equal(read(ref), read(refB), 'the spilled full lists are the same');
+  } finally {
+    s.done();
+  }
+});
+
+test('glob engines: without ripgrep the walker runs and says why', async () => {
+  const s = fixture();
+  try {
+    const b = await globWith(s.h, 'builtin', { pattern: '**/*.h' });
+    assert.equal(b.data.engine, 'builtin');
+    assert.match(b.data.fallback_reason ?? '', /TOOLGATE_RG=off/);
+    assert.match(b.text, /Built-in walker used/);
+    const saved = process.env.PATH;
+    process.env.PATH = '/nonexistent-bin';
+    try {
+      const none = await s.h.call('glob', { pattern: '**/*.h' }) as Env;
+      if (!process.env.TOOLGATE_RG || !/^\//.test(process.env.TOOLGATE_RG)) {
+        assert.equal(none.data.engine, 'builtin');
+        assert.match(none.data.fallback_reason ?? '', /not on PATH|turned off/);
+      }
+    } finally {
+      process.env.PATH = saved;
+    }
+  } finally {
+    s.done();
+  }
+});
+
+test('glob engines: when find cannot start, the walker answers instead and says why', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH');
+  const s = fixture();
+  const saved = { PATH: process.env.PATH, TOOLGATE_RG: process.env.TOOLGATE_RG };
+  const empty = tempDir('tg-nopath-');
+  try {
+    const want = await globWith(s.h, 'builtin', { pattern: '**/*.h' });
+    process.env.TOOLGATE_RG = rg;
+    process.env.PATH = empty.dir;
+    const env = await s.h.call('glob', { pattern: '**/*.h' }) as Env;
+    assert.equal(env.data.engine, 'builtin');
+    assert.match(env.data.fallback_reason ?? '', /find could not be started/);
+    assert.deepEqual(env.data.files, want.data.files);
+  } finally {
+    process.env.PATH = saved.PATH;
+    if (saved.TOOLGATE_RG === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved.TOOLGATE_RG;
+    empty.cleanup();
+    s.done();
+  }
+});
+
+test('glob engines: a folder swapped for a link to outside during the listing never brings in an outside name', async () => {
+  const { Worker } = await import('node:worker_threads');
+  const s = fixture();
+  const real = path.join(s.ws, 'race');
+  write(s.ws, 'race/inside.h');
+  write(s.out, `race/${OUTSIDE_MARK}-raced.h`);
+  const worker = new Worker(`
+    const { renameSync, symlinkSync, unlinkSync } = require('node:fs');
+    const { workerData: { real, out }, parentPort } = require('node:worker_threads');
+    let stop = false;
+    parentPort.on('message', () => { stop = true; });
+    const loop = () => {
+      for (let i = 0; i < 200 && !stop; i++) {
+        try { renameSync(real, real + '.d'); symlinkSync(out, real); unlinkSync(real); renameSync(real + '.d', real); } catch {}
+      }
+      if (!stop) setImmediate(loop); else parentPort.postMessage('done');
+    };
+    loop();
+  `, { eval: true, workerData: { real, out: path.join(s.out, 'race') } });
+  try {
+    const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+    for (let i = 0; i < 25; i++) {
+      for (const engine of rg ? ['rg', 'builtin'] as const : ['builtin'] as const) {
+        for (const args of [{ pattern: '**/*.h' }, { pattern: 'race/**' }, { pattern: '**', hidden: true, gitignore: false }]) {
+          const r = await globWith(s.h, engine, args);
+          assert.ok(!JSON.stringify(r).includes(OUTSIDE_MARK), `${engine} ${JSON.stringify(args)}: ${JSON.stringify(r.data?.files?.filter((f) => f.startsWith('race')))}`);
+        }
+      }
+    }
+  } finally {
+    const done = new Promise((res) => worker.once('message', res));
+    worker.postMessage('stop');
+    await done;
+    await worker.terminate();
+    s.done();
+  }
+});

@@ -1,0 +1,199 @@
+import { lstatSync } from 'node:fs';
+import { ToolError } from '../../core/errors.js';
+import type { ResolvedPath } from '../../core/types.js';
+import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
+import { openDir } from '../../workspace/safe-open.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
+import { ancestorIgnores, DEFAULT_IGNORE_FILES, IgnoreStack, readIgnoreFileSync } from '../walk/ignore-stack.js';
+import type { CompiledPattern } from './pattern.js';
+import { splitSegments } from './pattern.js';
+import { findLinks, rgFiles } from './rg-list.js';
+
+const HAS_PROC_FD = process.platform === 'linux';
+
+export interface EngineInput {
+  ws: Workspace;
+  /** Where the listing starts (the glob's path plus its literal prefix); admitted by Workspace.resolve. */
+  start: ResolvedPath;
+  /** relToRoot of the folder the caller named (walked even when ignored). */
+  named: string;
+  compiled: CompiledPattern;
+  /** The literal prefix plus '/', or '' (what lies between `named` and `start`). */
+  prefix: string;
+  hidden: boolean;
+  gitignore: boolean;
+  signal?: AbortSignal;
+  deadline: number;
+}
+
+export interface EngineOutput {
+  /** Display paths, unsorted. */
+  matches: string[];
+  policySkipped: number;
+  /** Entries looked at (stats only). */
+  visited: number;
+  stopped: 'time_cap' | null;
+  /** Entries that failed the re-check (moved, swapped for a link) after ripgrep listed them. */
+  moved: number;
+}
+
+/** The pattern's last segment as an rg type glob (a file-name pre-filter), when it is certainly a superset. */
+export function nameFilter(compiled: CompiledPattern): string | null {
+  if (CASE_INSENSITIVE_FS) return null;
+  const segs = splitSegments(compiled.pattern);
+  const last = segs?.[segs.length - 1];
+  if (!last || last.includes('**') || !/^[A-Za-z0-9._*?{},-]+$/.test(last)) return null;
+  return last;
+}
+
+interface DirState {
+  /** Nothing on the way here is denied, asked, hidden, ignored or the state dir. */
+  ok: boolean;
+  /** The walker would read this folder (the pattern can match below it). */
+  read: boolean;
+  stack: IgnoreStack | null;
+}
+
+/**
+ * glob through `rg --files`: ripgrep lists (ignore files and hidden names as the walker
+ * applies them), and every entry is then judged here exactly as the walker judges it —
+ * THE EntryFilter for the entry and each folder on its way (deny lists, policy rules, the
+ * state dir; an ask rule counted once per entry the walker would have visited), the
+ * walker's own ignore stack when rules above the start apply, the compiled pattern — and
+ * finally re-checked on disk (each folder still a folder, not a link; the entry still a
+ * file, the link still a link), so a folder swapped for a link while rg ran cannot bring in
+ * what lies outside. rg never lists a symbolic link without following it: `find -type l` runs
+ * beside it and its links are judged by the walker's own ignore stack.
+ */
+export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput> {
+  const { ws, start, compiled, prefix } = o;
+  const filter = new EntryFilter(ws, { hidden: o.hidden, gitignore: o.gitignore });
+  const wsRoot = ws.roots[start.rootIndex]!;
+  const startStack = o.gitignore ? await ancestorIgnores(wsRoot, start.relToRoot, DEFAULT_IGNORE_FILES, o.named) : IgnoreStack.empty();
+  // rg reads no ignore file above the start (--no-ignore-parent): when some apply, the walker's stack decides for every entry.
+  const emulate = startStack.size > 0;
+  const asks = !!ws.gate?.asks;
+  const base = start.abs === '/' ? '' : start.abs;
+
+  // The deny lists are not handed to rg as exclusions: matching them costs rg more than the
+  // filter below, which judges every entry anyway.
+  const args: string[] = [];
+  if (o.hidden) args.push('--hidden', `--glob=!${STATE_DIR_NAME}/`);
+  if (o.hidden && o.gitignore) args.push('--glob=!.git/');
+  if (!o.gitignore) args.push('--no-ignore');
+  // Without ask rules only matching entries matter; with them every entry is judged (and counted), as by the walker.
+  const name = asks ? null : nameFilter(compiled);
+  if (name) args.push(`--type-add=tgsel:${name}`, '--type=tgsel');
+
+  const readIgnores = (abs: string): string[] => {
+    const out: string[] = [];
+    for (const f of DEFAULT_IGNORE_FILES) {
+      const t = readIgnoreFileSync(abs, f);
+      if (t !== null) out.push(t);
+    }
+    return out;
+  };
+  const relToRootOf = (rel: string) => (start.relToRoot === '' ? rel : rel === '' ? start.relToRoot : `${start.relToRoot}/${rel}`);
+  let policySkipped = 0;
+  let visited = 0;
+  const asked = new Set<string>();
+  const judge = (name: string, rel: string, type: 'dir' | 'file' | 'symlink', stack: IgnoreStack | null) => {
+    const why = filter.check(name, relToRootOf(rel), `${base}/${rel}`, type, stack);
+    // Denied entries and the state dir are not even counted (as in the walker): the count must not tell what lies there.
+    if (why !== 'denied' && why !== 'state') visited++;
+    if (why === 'policy' && !asked.has(rel)) { asked.add(rel); policySkipped++; }
+    return why;
+  };
+
+  /**
+   * Folders as the walker sees them. rg's files come from folders its own rules kept, so their
+   * ignore verdict is taken from rg unless rules above the start apply (`withStacks` false);
+   * links come from find, which knows no ignore rules: the walker's stack judges every folder.
+   */
+  const folders = (withStacks: boolean) => {
+    const dirs = new Map<string, DirState>();
+    dirs.set('', { ok: true, read: true, stack: withStacks ? startStack.with(start.relToRoot, readIgnores(start.abs)) : null });
+    const state = (rel: string): DirState => {
+      let s = dirs.get(rel);
+      if (s) return s;
+      const slash = rel.lastIndexOf('/');
+      const parent = state(slash < 0 ? '' : rel.slice(0, slash));
+      if (!parent.ok || !parent.read) s = { ok: false, read: false, stack: null };
+      else {
+        const dirName = rel.slice(slash + 1);
+        const ok = !judge(dirName, rel, 'dir', parent.stack) && !(dirName === '.git' && o.gitignore);
+        s = { ok, read: ok && compiled.canContain(rel.split('/')), stack: ok && parent.stack ? parent.stack.with(relToRootOf(rel), readIgnores(`${base}/${rel}`)) : parent.stack };
+      }
+      dirs.set(rel, s);
+      return s;
+    };
+    return state;
+  };
+  const fileDirs = folders(emulate);
+  let linkDirs: ((rel: string) => DirState) | null = emulate ? fileDirs : null;
+
+  const candidates: Array<{ rel: string; link: boolean }> = [];
+  const consider = (rel: string, link: boolean) => {
+    if (rel === '' || rel.startsWith('/') || rel.split('/').includes('..')) return;
+    const matches = compiled.match(prefix + rel);
+    if (!matches && !asks) return;
+    const slash = rel.lastIndexOf('/');
+    const dirRel = slash < 0 ? '' : rel.slice(0, slash);
+    const dir = link ? (linkDirs ??= folders(o.gitignore))(dirRel) : fileDirs(dirRel);
+    if (!dir.read) return;
+    if (!judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack) && matches) candidates.push({ rel, link });
+  };
+
+  const opened = await openDir(start, ws);
+  let r;
+  try {
+    const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
+    // One listing that cannot start stops the other (the walker then runs instead).
+    const stop = new AbortController();
+    const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
+    const common = { cwd, signal, deadline: o.deadline };
+    // Folders neither engine lists: the state dir, .git unless nothing is ignored, dot-folders unless hidden.
+    const prune = o.hidden ? [STATE_DIR_NAME, ...(o.gitignore ? ['.git'] : [])] : ['.*'];
+    const links: string[] = [];
+    const settled = await Promise.allSettled([
+      rgFiles(bin, args, { ...common, onItem: (rel) => consider(rel, false) }).catch((e: unknown) => { stop.abort(); throw e; }),
+      findLinks(prune, { ...common, onItem: (rel) => links.push(rel) }).catch((e: unknown) => { stop.abort(); throw e; }),
+    ]);
+    for (const x of settled) if (x.status === 'rejected') throw x.reason;
+    const [a, b] = settled.map((x) => (x as PromiseFulfilledResult<{ timedOut: boolean; aborted: boolean }>).value) as [{ timedOut: boolean; aborted: boolean }, { timedOut: boolean; aborted: boolean }];
+    for (const rel of links) consider(rel, true);
+    r = { timedOut: a.timedOut || b.timedOut, aborted: a.aborted || b.aborted };
+  } finally {
+    await opened.fh.close().catch(() => {});
+  }
+  if (r.aborted) throw new ToolError('Cancelled', 'The glob was cancelled.');
+
+  // Re-check on disk what will be returned: one lstat per folder on the way, one per entry.
+  const real = new Map<string, boolean>([['', true]]);
+  const realDir = (rel: string): boolean => {
+    let ok = real.get(rel);
+    if (ok === undefined) {
+      const slash = rel.lastIndexOf('/');
+      ok = realDir(slash < 0 ? '' : rel.slice(0, slash)) && !!lstatSync(`${base}/${rel}`, { throwIfNoEntry: false })?.isDirectory();
+      real.set(rel, ok);
+    }
+    return ok;
+  };
+  const matches: string[] = [];
+  let moved = 0;
+  for (const c of candidates) {
+    const slash = c.rel.lastIndexOf('/');
+    const abs = `${base}/${c.rel}`;
+    let ok = false;
+    try {
+      if (realDir(slash < 0 ? '' : c.rel.slice(0, slash))) {
+        const st = lstatSync(abs, { throwIfNoEntry: false });
+        ok = c.link ? !!st?.isSymbolicLink() : !!st?.isFile();
+      }
+    } catch { /* gone or unreadable: left out */ }
+    if (ok) matches.push(ws.display(abs));
+    else moved++;
+  }
+  return { matches, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, moved };
+}

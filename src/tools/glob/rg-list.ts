@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { RgUnavailable } from '../grep/rg.js';
+
+/**
+ * The two listings the ripgrep glob engine runs side by side, both streamed, NUL-separated:
+ * `rg --files` (every regular file ripgrep's walk keeps, with its ignore and hidden rules) and
+ * `find -type l` (the symbolic links, which rg never lists without following them; they are
+ * few, and judged afterwards by the walker's own ignore rules).
+ */
+
+export interface ListOptions {
+  cwd: string;
+  signal?: AbortSignal;
+  deadline: number;
+  /** One listed path, relative to cwd (a leading "./" removed). */
+  onItem(rel: string): void;
+}
+
+export interface ListResult {
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+/** The flags every glob listing starts with (no config file, no global, parent or .git/info/exclude ignore files). */
+export const RG_BASE_ARGS = ['--no-config', '--no-require-git', '--no-ignore-global', '--no-ignore-parent', '--no-ignore-exclude', '--no-messages', '--files', '--null'];
+
+function stripDot(p: string): string {
+  return p.startsWith('./') ? p.slice(2) : p;
+}
+
+/** `rg --files --null` with the extra flags, over '.'. */
+export function rgFiles(bin: string, args: string[], o: ListOptions): Promise<ListResult> {
+  return listing(bin, [...RG_BASE_ARGS, ...args, '--', '.'], o, 'ripgrep');
+}
+
+/**
+ * `find . -type l`: every symbolic link under cwd, never followed, skipping the folders no
+ * glob lists (`prune`: names tested against whole folder names, e.g. ".git", ".*").
+ */
+export function findLinks(prune: string[], o: ListOptions): Promise<ListResult> {
+  const args = ['.', '-mindepth', '1'];
+  if (prune.length) {
+    args.push('(', '-type', 'd', '(');
+    prune.forEach((p, i) => args.push(...(i ? ['-o'] : []), '-name', p));
+    args.push(')', '-prune', ')', '-o');
+  }
+  args.push('-type', 'l', '-print0');
+  return listing('find', args, o, 'find');
+}
+
+function listing(bin: string, args: string[], o: ListOptions, what: string): Promise<ListResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { cwd: o.cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    let timedOut = false;
+    let aborted = false;
+    let done = false;
+    const kill = () => { if (!done) child.kill('SIGKILL'); };
+    const timer = setTimeout(() => { timedOut = true; kill(); }, Math.max(0, o.deadline - Date.now()));
+    const onAbort = () => { aborted = true; kill(); };
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    if (o.signal?.aborted) onAbort();
+
+    const dec = new StringDecoder('utf8');
+    let rest = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const text = rest + dec.write(chunk);
+      let start = 0;
+      for (let i = text.indexOf('\0'); i >= 0; i = text.indexOf('\0', start)) {
+        if (i > start) o.onItem(stripDot(text.slice(start, i)));
+        start = i + 1;
+      }
+      rest = text.slice(start);
+    });
+    const finish = () => {
+      done = true;
+      clearTimeout(timer);
+      o.signal?.removeEventListener('abort', onAbort);
+    };
+    child.on('error', (e) => {
+      finish();
+      reject(new RgUnavailable(`${what} could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`));
+    });
+    child.on('close', () => {
+      finish();
+      if (!timedOut && !aborted && rest) o.onItem(stripDot(rest));
+      resolve({ timedOut, aborted });
+    });
+  });
+}
