@@ -16,7 +16,12 @@ export interface FileRef {
 }
 
 const READERS = new Set(['cat', 'head', 'tail', 'less', 'more', 'wc', 'sort', 'uniq', 'cut', 'diff', 'cmp', 'strings', 'od', 'xxd',
-  'hexdump', 'base64', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'stat', 'nl', 'tac', 'bat', 'column', 'fold', 'paste', 'tr', 'source']);
+  'hexdump', 'base64', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'stat', 'nl', 'tac', 'bat', 'column', 'fold', 'paste', 'tr', 'source',
+  // They print nothing of the content, but answer whether a path exists (an oracle on a denied folder).
+  'realpath', 'readlink']);
+/** `test`/`[` operators that look at a file: `-e F`, `A -nt B`. */
+const FILE_TEST = /^-[bcdefghkprsuwxGLNOS]$/; // not -a: also "and"
+const FILE_CMP = /^-(nt|ot|ef)$/;
 /** Readers whose first operand is a pattern or program, not a file (unless -e/-f gives it). */
 const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'awk', 'gawk', 'mawk', 'sed', 'jq', 'yq']);
 /** Readers that walk directories by default. */
@@ -24,7 +29,7 @@ const RECURSIVE = new Set(['rg']);
 const GREPS = new Set(['grep', 'egrep', 'fgrep', 'rg']);
 /** `-fFILE` attached to a short-option cluster (grep, awk, sed, jq…). */
 const FILE_OPT = /^-[a-zA-Z]*f(.+)$/;
-const LISTERS = new Set(['ls', 'tree', 'du', 'find']);
+const LISTERS = new Set(['ls', 'tree', 'du', 'find', 'compgen']);
 /** Programs that pack whole folders given as operands. */
 const ARCHIVERS = new Set(['tar', 'zip', '7z', 'cpio']);
 
@@ -67,6 +72,13 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
   const refs: FileRef[] = [];
   const add = (ws: CommandWord[], access: FileAccess) => { for (const w of ws) if (w.text !== '-') refs.push({ word: w, access, via: prog }); };
   const ops = operands(words);
+  if (prog === 'test' || prog === '[') {
+    const ws = words.slice(1);
+    ws.forEach((w, i) => {
+      if (FILE_TEST.test(w.text) && ws[i + 1]) add([ws[i + 1]!], 'list');
+      if (FILE_CMP.test(w.text)) add([ws[i - 1], ws[i + 1]].filter((x): x is CommandWord => !!x), 'list');
+    });
+  }
   if (prog === 'tee') add(ops, 'write');
   else if (prog === 'cp' || prog === 'mv' || prog === 'ln' || prog === 'install' || prog === 'rsync') {
     const t = words.findIndex((w) => w.text === '-t' || w.text.startsWith('--target-directory'));

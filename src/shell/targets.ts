@@ -73,6 +73,12 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
       continue;
     }
     const lp = literalPath(f.word, o.home);
+    if (lp === null && f.via === 'test' && o.strictReads && !(o.sandboxed ?? o.privateTmp) && /[*?[]/.test(f.word.text)) {
+      // `for f in pub/*`: a glob lists its folder; judged like any other glob word.
+      const t = globTarget(f.word, o, dirs);
+      if (t) out.push(t);
+      continue;
+    }
     const writes = f.access === 'write' || f.access === 'delete';
     const reads = f.access === 'read' || f.access === 'search' || f.access === 'link' || ((f.access === 'list' || f.access === 'walk') && !!o.pathRule);
     if (lp === null && reads && !sandboxed && o.strictReads) {
@@ -98,7 +104,45 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
       if (t) out.push(t);
     }
   }
+  if (o.strictReads && !sandboxed && o.pathRule) {
+    // Without a sandbox a glob in any word lists a folder as it expands (`echo priv/*`, `for f in */x`).
+    for (const p of a.parts) for (const w of p.words) {
+      const t = globTarget(w, o, dirs);
+      if (t) out.push(t);
+    }
+  }
   return out;
+}
+
+/** A glob word without a sandbox: its literal folder is listed (and walked when a folder part is a pattern). */
+function globTarget(word: CommandWord, o: TargetOptions, dirs: (string | null)[]): PlanTarget | null {
+  if (word.literal) return null;
+  // `a=(priv/*)`, `x=*.txt`: the value of an assignment, item by item.
+  const asg = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=\(?/.exec(word.text);
+  if (asg) {
+    for (const item of word.text.slice(asg[0].length).replace(/\)$/, '').split(/\s+/)) {
+      const t = item ? globTarget({ text: item, literal: false }, o, dirs) : null;
+      if (t) return t;
+    }
+    return null;
+  }
+  const w = { ...word, text: word.text.replace(/\$\{[^}]*\}/g, '$V') };
+  const at = w.text.search(/[*?[]/);
+  if (at < 0) return null;
+  const label = `glob ${w.text}`;
+  const prefix = w.text.slice(0, at);
+  if (/[$`~{\\'"]/.test(prefix)) return denyPart(label, 'a glob under a path known only when it runs, and no OS sandbox hides what your path rules deny');
+  const dir = prefix.slice(0, prefix.lastIndexOf('/') + 1) || '.';
+  const deep = w.text.slice(at).includes('/');
+  for (const base of path.isAbsolute(dir) ? [o.cwd] : dirs) {
+    if (base === null) return denyPart(label, 'a glob after a cd to a folder known only when it runs, and no OS sandbox hides what your path rules deny');
+    const abs = path.resolve(base, dir);
+    const rel = relInRoots(o.workspace.roots, abs);
+    if (rel === null) continue;
+    const v = o.pathRule!(rel, true) ?? (deep ? o.rulesBelow?.(rel, abs, true) ?? null : null);
+    if (v) return denyPart(label, `the glob lists ${deep ? 'folders below ' : ''}${dir}, and a policy rule ${v.decision === 'deny' ? 'denies' : 'asks about'} paths there (${v.rule}) while no OS sandbox hides them; name the files you need`);
+  }
+  return null;
 }
 
 /**

@@ -26,6 +26,7 @@ function fixture(dir: string): void {
   const w = (rel: string, text: string) => { mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true }); writeFileSync(path.join(dir, rel), text); };
   w('priv/x', 'PRIV_X_1\n');
   w('priv/d/y', 'PRIV_Y_2\n');
+  w('priv/never-named-9', 'PRIV_X_1\n');
   w('a/b/hidden/z', 'HIDDEN_Z_3\n');
   w('a/b/visible', 'VISIBLE_OK\n');
   w('.env', 'ENV_SECRET_4\n');
@@ -110,6 +111,43 @@ const ASK_ATTACKS: Row[] = [
   { run: ['git log -p -- ask'], needs: 'git' },
 ];
 
+/**
+ * Existence oracles: the same command on an existing and a missing path under a denied folder
+ * must give the same answer (code, output with the path replaced). `{P}` is the path.
+ */
+const ORACLES: Array<{ t: string; todo?: string; needs?: 'git' }> = [
+  { t: 'test -e {P} && echo Y' },
+  { t: '[ -e {P} ] && echo Y' },
+  { t: '[[ -f {P} ]] && echo Y' },
+  { t: 'if [ -s {P} ]; then echo Y; fi' },
+  { t: '[ {P} -nt pub/a ] && echo Y' },
+  { t: 'realpath -e {P}' },
+  { t: 'readlink -e {P}' },
+  { t: 'stat -c %s {P}' },
+  { t: 'ls -d {P}' },
+  { t: 'cat {P}' },
+  { t: 'wc -c < {P}' },
+  { t: 'cd {P}' },
+  { t: 'du {P}' },
+  { t: 'find {P}' },
+  { t: 'cp {P} pub/copy' },
+  { t: 'mv {P} priv/elsewhere' },
+  { t: 'git log --oneline -- {P}', needs: 'git', todo: 'names in history: git log/ls-files/status without content are allowed under deny rules; only content (patches, blobs) is refused' },
+  { t: 'git ls-files --error-unmatch {P}', needs: 'git', todo: 'names in history: git log/ls-files/status without content are allowed under deny rules; only content (patches, blobs) is refused' },
+];
+
+/** Listings whose output must not name what is inside a denied folder. */
+const NAME_ATTACKS: Row[] = [
+  { run: ['echo priv/*'] },
+  { run: ['printf "%s\\n" priv/* priv/.*'] },
+  { run: ['for f in priv/*; do echo "$f"; done'] },
+  { run: ['shopt -s nullglob; a=(priv/*); echo "${a[@]}"'] },
+  { run: ['echo */never*'] },
+  { run: ['echo pr*/nev*'] },
+  { run: ['compgen -f priv/'] },
+  { run: ['git ls-files'], needs: 'git', todo: 'names in history: git ls-files/log --stat/status list committed denied names; refusing them whenever a deny rule exists would refuse git status' },
+];
+
 const CONTROLS: Array<{ command: string; expect?: RegExp; needs?: 'git' }> = [
   { command: 'cat pub/a', expect: /PUBLIC_OK/ },
   { command: 'git log --oneline', expect: /all of it/, needs: 'git' },
@@ -121,6 +159,11 @@ const CONTROLS: Array<{ command: string; expect?: RegExp; needs?: 'git' }> = [
   { command: 'echo made > a/b/new && mv a/b/new pub/new && cat pub/new', expect: /made/ },
   { command: 'ln -s pub lp && cat lp/a && rm lp', expect: /PUBLIC_OK/ },
   { command: 'mkdir -p pub/t && rm -r pub/t' },
+  { command: '[ -f pub/a ] && echo yes', expect: /yes/ },
+  { command: 'for f in pub/*; do echo "$f"; done', expect: /pub\/a/ },
+  { command: 'echo pub/*', expect: /pub\/a/ },
+  { command: '[ -n "$HOME" -a -n x ] && echo both', expect: /both/ },
+  { command: 'a=(1 2); echo "${a[1]}"', expect: /2/ },
 ];
 
 function shown(env: Envelope): string {
@@ -133,9 +176,14 @@ for (const backend of ['bwrap', 'none'] as const) {
   const skip = backend === 'bwrap' && !hasBwrap ? 'needs bubblewrap (bwrap) working here' : false;
   const usable = (r: Row) => (!r.only || r.only === backend) && !(r.needs === 'python' && !hasPython) && !(r.needs === 'git' && !hasGit);
 
-  const attackTest = (name: string, rows: Row[], markers: string[]) => test(`review-commands (${backend}): ${name}`, { skip }, async () => {
+  const attackTest = (name: string, rows: Row[], markers: string[]) => {
+    // A row with a known, unfixed break is its own todo test (reported, never skipped silently).
+    for (const r of rows.filter((x) => usable(x) && x.todo)) attackRows(`todo: ${r.run.join(' ⟶ ')}`, [{ ...r, todo: undefined }], markers, r.todo);
+    attackRows(name, rows.filter((x) => usable(x) && !x.todo), markers);
+  };
+  const attackRows = (name: string, rows: Row[], markers: string[], todo?: string) => test(`review-commands (${backend}): ${name}`, { skip, ...(todo ? { todo } : {}) }, async () => {
     const failures: string[] = [];
-    for (const r of rows.filter(usable)) {
+    for (const r of rows) {
       const { dir, cleanup } = tempDir('tg-revcmd-');
       const h = new Harness([dir], { policy: policyFromYaml(policyYaml(backend)) });
       try {
@@ -151,6 +199,27 @@ for (const backend of ['bwrap', 'none'] as const) {
   });
 
   attackTest('committed content, moved and linked folders never show what a rule denies', CONTENT_ATTACKS, DENIED);
+  attackTest('globs, tests and listings never name what a denied folder holds', NAME_ATTACKS, ['never-named-9']);
+
+  const oracleTest = (name: string, rows: typeof ORACLES, todo?: string) => test(`review-commands (${backend}): ${name}`, { skip, ...(todo ? { todo } : {}) }, async () => {
+    const { dir, cleanup } = tempDir('tg-revcmd-');
+    const h = new Harness([dir], { policy: policyFromYaml(policyYaml(backend)) });
+    try {
+      fixture(dir);
+      const shape = async (tpl: string, p: string) => {
+        const env = await h.call('run_command', { command: tpl.replaceAll('{P}', p) });
+        return `${env.error?.code ?? 'ok'} ${shown(env)} ${env.error?.message ?? ''}`.replaceAll(p, 'P').replaceAll(dir, 'D');
+      };
+      const differ: string[] = [];
+      for (const o of rows) {
+        if (o.needs === 'git' && !hasGit) continue;
+        if ((await shape(o.t, 'priv/x')) !== (await shape(o.t, 'priv/nope'))) differ.push(o.t);
+      }
+      assert.deepEqual(differ, []);
+    } finally { h.close(); cleanup(); }
+  });
+  oracleTest('an existing and a missing denied path get the same answer', ORACLES.filter((o) => !o.todo));
+  for (const o of ORACLES.filter((x) => x.todo)) oracleTest(`todo: same answer for ${o.t}`, [o], o.todo);
   attackTest('an ask rule\'s paths are not read without asking', ASK_ATTACKS, [ASKED, ...DENIED]);
 
   test(`review-commands (${backend}): controls next to the rules still work`, { skip }, async () => {
