@@ -254,6 +254,23 @@ for (const backend of ['bwrap', 'none'] as const) {
     } finally { h.close(); cleanup(); }
   });
 
+  test(`review-commands (${backend}): a command approved for another reason (the default ask) does not see asked paths`, { skip }, async () => {
+    const { dir, cleanup } = tempDir('tg-revcmd-');
+    // No blanket allow: every command asks by default; the person approves what they are shown.
+    const h = new Harness([dir], { policy: policyFromYaml(policyYaml(backend).replace('mode: ci', 'mode: interactive').replace('  - { tool: "*", decision: allow }\n', '')) });
+    try {
+      fixture(dir);
+      let asked = 0;
+      h.session.elicit = async () => { asked++; return { action: 'accept', content: { decision: 'allow_once' } } as never; };
+      for (const command of ['cat pub/a; cat as?/q', 'cat pub/a && grep -r ASK_Q .']) {
+        const env = await h.call('run_command', { command });
+        assert.ok(!shown(env).includes(ASKED), `${command}: ${shown(env)}`);
+      }
+      // Without a sandbox both are refused outright (a glob and a search, under deny rules); under bwrap they are asked and run.
+      if (backend === 'bwrap') assert.ok(asked >= 1, 'the commands were asked (and approved) by default');
+    } finally { h.close(); cleanup(); }
+  });
+
   test(`review-commands (${backend}): input to a background shell cannot delete a nested .git or move a denied folder out`, { skip }, async () => {
     const { dir, cleanup } = tempDir('tg-revcmd-');
     const h = new Harness([dir], { policy: policyFromYaml(policyYaml(backend)) });
