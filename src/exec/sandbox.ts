@@ -146,6 +146,7 @@ function ancestorsToPin(s: SandboxSpec): string[] {
     let cur = root;
     for (const part of parts) {
       cur = `${cur}/${part}`;
+      if (out.has(cur)) continue;
       if (underRo(cur)) break;
       if (kindOf(cur) === 'dir') out.add(cur);
     }
