@@ -104,6 +104,13 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
       if (t) out.push(t);
     }
   }
+  // GIT_WORK_TREE=pub / GIT_INDEX_FILE=… / GIT_DIR=… anywhere in the line (a prefix, `env`, `export`) point
+  // checkout & co at another folder, where committed copies of denied files land.
+  const gitEnv = (w: CommandWord) => /(^|[^A-Za-z0-9_])GIT_(WORK_TREE|DIR|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES)=/.test(w.text);
+  if (o.pathRule && a.parts.some((p) => p.words.some(gitEnv))) {
+    const t = await historyTarget({ word: { text: '', literal: true }, access: 'history', via: 'git with GIT_* paths from the environment' }, o, dirs);
+    if (t) out.push(t);
+  }
   if (o.strictReads && !sandboxed && o.pathRule) {
     // Without a sandbox a glob in any word lists a folder as it expands (`echo priv/*`, `for f in */x`).
     for (const p of a.parts) for (const w of p.words) {
