@@ -29,10 +29,13 @@ export interface Lookup {
   suggestions: string[];
 }
 
+/** How a call's name is folded when it has no exact match: no case, "-" and spaces as "_". Names that fold alike must not name two tools. */
+export const foldToolName = (name: string): string => name.toLowerCase().replace(/[-\s]/g, '_');
+
 export function lookupTool(tools: ReadonlyMap<string, AnyTool>, name: string): Lookup {
   const exact = tools.get(name);
   if (exact) return { tool: exact, suggestions: [] };
-  const folded = name.toLowerCase().replace(/[-\s]/g, '_');
+  const folded = foldToolName(name);
   const byCase = tools.get(folded) ?? tools.get(ALIASES[folded.replace(/_/g, '')] ?? '');
   if (byCase) return { tool: byCase, note: `"${name}" was taken as ${byCase.name}`, suggestions: [] };
   const suggestions = [...tools.keys()]

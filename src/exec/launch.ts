@@ -21,6 +21,13 @@ export interface LaunchInput {
   programs: string[];
   /** A fixed argv run as is, without bash (custom tools); `command` is then only its display text. */
   argv?: string[];
+  /**
+   * True when a person approved this call under an ask rule: paths the user's ask rules for
+   * commands cover are then visible in the sandbox. Otherwise they are hidden like denied ones
+   * (a glob, `$(…)`, a script or `grep -r` would read them without asking). Default: the call's
+   * path gate asked about a path.
+   */
+  approved?: boolean;
 }
 
 /** The network is on for a command when the policy says so globally, or an allow rule with `network: true` matches one of its parts. */
@@ -62,7 +69,8 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   if (choice.backend === 'bwrap') {
     const rules = ctx.workspace.rules;
     const masks = await sandboxMasks(ctx);
-    if (masks.incomplete || masks.hide.length + masks.readonly.length > MAX_SECRET_MOUNTS) {
+    const approved = input.approved ?? (ctx.workspace.gate?.asked.length ?? 0) > 0;
+    if (masks.incomplete || masks.hide.length + masks.readonly.length + masks.ask.length > MAX_SECRET_MOUNTS) {
       throw new ToolError('ToolNotAllowed', masks.incomplete
         ? 'The workspace is too large to find every secret or protected path to mask in the sandbox; use a smaller workspace.'
         : `The workspace holds ${masks.hide.length + masks.readonly.length} secret, denied or protected paths, more than the sandbox masks (${MAX_SECRET_MOUNTS}); move some out or narrow the workspace.`);
@@ -70,7 +78,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
     const b = bwrapArgs({
       // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets.
       // Saved output of every session (spills) is masked too: a command is not the session that got the storage_ref.
-      secretPaths: [...masks.hide, ...rules.deniedAbs, ...(ctx.workspace.spills?.dirs ?? [])], readonlyPaths: masks.readonly,
+      secretPaths: [...masks.hide, ...(approved ? [] : masks.ask), ...rules.deniedAbs, ...(ctx.workspace.spills?.dirs ?? [])], readonlyPaths: masks.readonly,
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
       protectedAbs: rules.protectedAbs, extraDeny: ctx.policy.data.paths.deny, extraProtect: ctx.policy.data.paths.protect,
     }, argv);

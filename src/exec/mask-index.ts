@@ -4,13 +4,16 @@ import path from 'node:path';
 import type { PathRules } from '../workspace/path-rules.js';
 
 /** How one path is treated inside the sandbox. */
-export type MaskKind = 'hide' | 'readonly';
+/** `ask`: a path a user ask rule for commands covers, hidden unless the call was approved. */
+export type MaskKind = 'hide' | 'readonly' | 'ask';
 
 /** What the index needs to classify a path inside its root. */
 export interface MaskRules {
   rules: PathRules;
   /** The user's deny rules for commands (rules: with a path, for run_command or `*`): `asDir` asks "does it cover everything inside?". */
   userDeny?: (rel: string, asDir: boolean) => boolean;
+  /** The user's ask rules for commands: hidden from a command nobody approved. */
+  userAsk?: (rel: string, asDir: boolean) => boolean;
 }
 
 /** Entries a (re)build looks at before it gives up: the caller then refuses rather than half-masks. */
@@ -41,6 +44,7 @@ export class MaskIndex {
   classify(rel: string, abs: string, isDir: boolean): MaskKind | null {
     if (this.m.rules.isDenied(rel, abs, isDir) || this.m.userDeny?.(rel, isDir)) return 'hide';
     if (this.m.rules.isProtected(rel, abs)) return 'readonly';
+    if (this.m.userAsk?.(rel, isDir)) return 'ask';
     return null;
   }
 
@@ -118,7 +122,7 @@ export class MaskIndex {
         const isDir = e.isDirectory();
         const kind = this.classify(r, path.join(this.root, r), isDir);
         if (kind === 'hide') { this.entries.set(r, kind); continue; }
-        if (kind === 'readonly' && !this.under(r, 'readonly')) this.entries.set(r, kind);
+        if ((kind === 'readonly' || kind === 'ask') && !this.under(r, kind)) this.entries.set(r, kind);
         // Below a read-only folder a secret still has to be hidden (.vscode/.env); a .git is not
         // walked (its objects are many, and nothing a command writes can land there).
         if (isDir && !(kind === 'readonly' && e.name === '.git')) stack.push(r);
@@ -153,11 +157,11 @@ export class MaskIndex {
       // Hidden as part of a hidden folder: nothing to add. Below a read-only one, only a secret counts.
       if (this.under(rel, 'hide')) continue;
       const kind = this.classify(rel, abs, st.isDirectory());
-      if (kind === 'readonly' && this.under(rel, 'readonly')) continue;
+      if ((kind === 'readonly' || kind === 'ask') && this.under(rel, kind)) continue;
       if (kind) {
-        for (const [k, v] of [...this.entries]) if (k.startsWith(`${rel}/`) && (kind === 'hide' || v === 'readonly')) this.entries.delete(k);
+        for (const [k, v] of [...this.entries]) if (k.startsWith(`${rel}/`) && (kind === 'hide' || v === kind)) this.entries.delete(k);
         this.entries.set(rel, kind);
-        if (kind === 'readonly' && st.isDirectory() && path.basename(rel) !== '.git' && await this.walk(rel, { n: 0 })) this.stale = true;
+        if (kind !== 'hide' && st.isDirectory() && path.basename(rel) !== '.git' && await this.walk(rel, { n: 0 })) this.stale = true;
       } else {
         this.entries.delete(rel);
         // A new or moved-in folder: its contents may not have produced events of their own.

@@ -87,6 +87,10 @@ const isLiteral = (p: string) => !/[*?[\]{}!]/.test(p);
 export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; created: string[] } {
   const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   for (const r of s.roots) a.push('--bind', r, r);
+  // Every folder above a hidden path is bound onto itself first: a mount point cannot be renamed
+  // or removed, so no command (`mv a b`, `os.rename` in a script) carries a hidden folder out
+  // from under the rule that hides it. Later read-only binds still apply on top.
+  for (const p of ancestorsToPin(s)) a.push('--bind', p, p);
   const created: string[] = [];
   const blank = placeholders();
   const mask = (p: string) => {
@@ -128,6 +132,26 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
   if (!s.network) a.push('--unshare-net');
   a.push('--unshare-pid', '--die-with-parent', '--new-session', '--chdir', s.cwd, '--', ...argv);
   return { args: a, created };
+}
+
+/** Folders strictly between a root and each hidden path inside it, outermost first, none under a read-only path. */
+function ancestorsToPin(s: SandboxSpec): string[] {
+  const out = new Set<string>();
+  const ro = [...(s.readonlyPaths ?? []), ...s.protectedAbs];
+  const underRo = (p: string) => ro.some((x) => p === x || p.startsWith(`${x}/`));
+  for (const hidden of s.secretPaths ?? []) {
+    const root = s.roots.find((r) => hidden.startsWith(`${r}/`));
+    if (!root) continue;
+    const parts = hidden.slice(root.length + 1).split('/').slice(0, -1);
+    let cur = root;
+    for (const part of parts) {
+      cur = `${cur}/${part}`;
+      if (out.has(cur)) continue;
+      if (underRo(cur)) break;
+      if (kindOf(cur) === 'dir') out.add(cur);
+    }
+  }
+  return [...out].sort();
 }
 
 /** The not-yet-existing path components from root to root/rel, outermost first. */

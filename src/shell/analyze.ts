@@ -59,6 +59,7 @@ function judgeRaw(parser: ShellParser, raw: RawCommand, depth: number, out: Anal
     const access = r.op === '<' ? 'read' : r.op === '<<' || r.op === '<<<' || r.op === '<<-' ? null : 'write';
     if (access) out.files.push({ word: r.target, access, via: r.op });
   }
+  for (const w of raw.looked ?? []) out.files.push({ word: w, access: 'list', via: 'test' });
   if (raw.deny_reason) {
     out.parts.push({ words: [...raw.assigns, ...raw.words], text: raw.text, deny_reason: raw.deny_reason });
     return;

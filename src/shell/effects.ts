@@ -1,8 +1,9 @@
 import type { CommandWord } from '../core/types.js';
-import { gitCall } from './git.js';
+import { gitCall, gitShowsContent } from './git.js';
 
 /** `search`: reads every file under a directory (grep -r, rg): only the OS sandbox hides the secrets in it. */
-export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete' | 'link' | 'walk';
+export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete' | 'link' | 'walk' | 'history';
+// `history`: committed content of every path under the word (git log -p, show, archive…); an empty word is the whole repository.
 // `walk`: every name below a folder (find, du, tree, ls -R), no content.
 // `link`: the target of `ln` — judged like a write (a link to a protected or denied path is refused), never a path target.
 
@@ -15,7 +16,12 @@ export interface FileRef {
 }
 
 const READERS = new Set(['cat', 'head', 'tail', 'less', 'more', 'wc', 'sort', 'uniq', 'cut', 'diff', 'cmp', 'strings', 'od', 'xxd',
-  'hexdump', 'base64', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'stat', 'nl', 'tac', 'bat', 'column', 'fold', 'paste', 'tr', 'source']);
+  'hexdump', 'base64', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'stat', 'nl', 'tac', 'bat', 'column', 'fold', 'paste', 'tr', 'source',
+  // They print nothing of the content, but answer whether a path exists (an oracle on a denied folder).
+  'realpath', 'readlink']);
+/** `test`/`[` operators that look at a file: `-e F`, `A -nt B`. */
+const FILE_TEST = /^-[bcdefghkprsuwxGLNOS]$/; // not -a: also "and"
+const FILE_CMP = /^-(nt|ot|ef)$/;
 /** Readers whose first operand is a pattern or program, not a file (unless -e/-f gives it). */
 const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'awk', 'gawk', 'mawk', 'sed', 'jq', 'yq']);
 /** Readers that walk directories by default. */
@@ -23,7 +29,7 @@ const RECURSIVE = new Set(['rg']);
 const GREPS = new Set(['grep', 'egrep', 'fgrep', 'rg']);
 /** `-fFILE` attached to a short-option cluster (grep, awk, sed, jq…). */
 const FILE_OPT = /^-[a-zA-Z]*f(.+)$/;
-const LISTERS = new Set(['ls', 'tree', 'du', 'find']);
+const LISTERS = new Set(['ls', 'tree', 'du', 'find', 'compgen']);
 /** Programs that pack whole folders given as operands. */
 const ARCHIVERS = new Set(['tar', 'zip', '7z', 'cpio']);
 
@@ -66,6 +72,13 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
   const refs: FileRef[] = [];
   const add = (ws: CommandWord[], access: FileAccess) => { for (const w of ws) if (w.text !== '-') refs.push({ word: w, access, via: prog }); };
   const ops = operands(words);
+  if (prog === 'test' || prog === '[') {
+    const ws = words.slice(1);
+    ws.forEach((w, i) => {
+      if (FILE_TEST.test(w.text) && ws[i + 1]) add([ws[i + 1]!], 'list');
+      if (FILE_CMP.test(w.text)) add([ws[i - 1], ws[i + 1]].filter((x): x is CommandWord => !!x), 'list');
+    });
+  }
   if (prog === 'tee') add(ops, 'write');
   else if (prog === 'cp' || prog === 'mv' || prog === 'ln' || prog === 'install' || prog === 'rsync') {
     const t = words.findIndex((w) => w.text === '-t' || w.text.startsWith('--target-directory'));
@@ -166,6 +179,25 @@ function gitEffects(words: CommandWord[]): FileRef[] {
     else if (rest.some((w) => w.text === '--system')) refs.push({ word: { text: '/etc/gitconfig', literal: true }, access: 'write', via: 'git config --system' });
     else refs.push({ word: join(dir, '.git/config'), access: 'write', via: 'git config' });
   }
+  const content = gitShowsContent(words);
+  if (content) {
+    const base = (w: CommandWord): CommandWord => (dir && !w.text.startsWith('/') ? join(dir, w.text) : w);
+    if (content.paths) for (const p of content.paths) refs.push({ word: base(p), access: 'history', via: `git ${call.sub}` });
+    else refs.push({ word: { text: '', literal: true }, access: 'history', via: `git ${call.sub ?? ''}`.trim() });
+  }
+  // `REV:path` names a committed file: the secrets list judges the path (`git show HEAD:.env`).
+  for (const w of rest) {
+    const m = /^[^:\s]*:(?!\/\/)(.+)$/.exec(w.text);
+    if (m && !w.text.startsWith('-') && m[1]) refs.push({ word: { text: m[1].replace(/^\.\//, ''), literal: w.literal }, access: 'read', via: `git ${call.sub ?? ''} ${w.text.split(':')[0]}:`.trim() });
+  }
+  // git mv / git rm move and delete working-tree files like mv and rm.
+  if (call.sub === 'mv' || call.sub === 'rm') {
+    const ops = rest.filter((w) => !w.text.startsWith('-'));
+    if (call.sub === 'mv' && ops.length >= 2) {
+      refs.push({ word: base0(dir, ops[ops.length - 1]!), access: 'write', via: 'git mv' });
+      for (const o of ops.slice(0, -1)) refs.push({ word: base0(dir, o), access: 'delete', via: 'git mv' });
+    } else if (call.sub === 'rm') for (const o of ops) refs.push({ word: base0(dir, o), access: 'delete', via: 'git rm' });
+  }
   if (call.sub === 'init' || call.sub === 'clone') {
     const ops = rest.filter((w) => !w.text.startsWith('-'));
     const target = call.sub === 'init' ? ops[0] : ops[1] ?? (ops[0] ? { text: ops[0].text.replace(/\.git$/, '').split(/[/:]/).pop() ?? 'x', literal: ops[0].literal } : undefined);
@@ -174,6 +206,8 @@ function gitEffects(words: CommandWord[]): FileRef[] {
   }
   return refs;
 }
+
+const base0 = (dir: CommandWord | undefined, w: CommandWord): CommandWord => (dir && !w.text.startsWith('/') ? join(dir, w.text) : w);
 
 /** find's starting points: the words before the first test or action (default "."). */
 export function findStarts(words: CommandWord[]): CommandWord[] {

@@ -67,3 +67,44 @@ export function gitCall(words: CommandWord[]): GitCall {
   const dep = DEPENDS[sub];
   return { sub, dirs, writes: dep ? dep(rest) : true };
 }
+
+/** Sub-commands that print file content from the object store, or write it out under other names. */
+const CONTENT = new Set(['show', 'cat-file', 'archive', 'blame', 'annotate', 'grep', 'format-patch', 'range-diff', 'bundle', 'fast-export',
+  'checkout-index', 'unpack-file', 'pack-objects', 'difftool', 'merge-file', 'clone', 'diff', 'log', 'whatchanged', 'diff-tree', 'diff-index',
+  'diff-files', 'reflog', 'stash', 'worktree']);
+/** Options that make a log/diff print content (a patch, a pickaxe search, a line log). */
+const PATCH_FLAG = /^(-p|-u|--patch.*|-U\d*|--unified(=.*)?|--word-diff.*|--color-words.*|-[GS].*|--pickaxe-regex|-L.*|--cc|-c|-m|--diff-merges.*|--textconv|--find-object.*|-W|--function-context|--binary|--full-diff|--ext-diff)$/;
+/** Options that limit a diff to names and counts. */
+const NAMES_ONLY = /^(--stat.*|--name-only|--name-status|--numstat|--shortstat|--quiet|--raw|-s|--no-patch|--dirstat.*|--summary|--compact-summary|--exit-code)$/;
+/** Sub-commands whose output `-- <paths>` limits to those paths (a blob id there is refused by git). */
+const LIMITED_BY_PATHS = new Set(['log', 'whatchanged', 'diff', 'diff-tree', 'diff-index', 'diff-files', 'blame', 'annotate', 'grep', 'format-patch']);
+
+/**
+ * Whether a git call shows committed file content (the object store holds copies of every
+ * committed path, denied ones included, and no sandbox mask reaches inside it). null: it does
+ * not; `paths` null: content of any path; otherwise only of these pathspecs (after `--`).
+ */
+export function gitShowsContent(words: CommandWord[]): { paths: CommandWord[] | null } | null {
+  const call = gitCall(words);
+  const at = words.findIndex((w, i) => i > 0 && w.text === call.sub);
+  // A changed work tree or git dir points checkout, reset & co at another folder: content lands there.
+  const redirected = words.slice(1, at < 0 ? undefined : at).some((w) => /^--(work-tree|git-dir)(=|$)/.test(w.text));
+  if (!call.sub) return null;
+  if (!words[at]?.literal) return { paths: null };
+  const rest = words.slice(at + 1);
+  const t = rest.map((w) => w.text);
+  const sub = call.sub;
+  let shows = redirected || CONTENT.has(sub);
+  if (sub === 'diff' && t.includes('--no-index')) return null; // compares two files: their paths are judged as reads
+  if (sub === 'log' || sub === 'whatchanged' || sub === 'reflog' || sub === 'diff-tree' || sub === 'diff-index' || sub === 'diff-files') shows = t.some((x) => PATCH_FLAG.test(x));
+  if (sub === 'diff') shows = !t.some((x) => NAMES_ONLY.test(x)) || t.some((x) => PATCH_FLAG.test(x));
+  if (sub === 'stash') shows = t[0] === 'show' && t.some((x) => PATCH_FLAG.test(x));
+  if (sub === 'worktree') shows = t[0] === 'add';
+  if (redirected) shows = true;
+  if (!shows) return null;
+  const dd = t.indexOf('--');
+  if (redirected || !LIMITED_BY_PATHS.has(sub) || dd < 0 || t.includes('--follow') || sub === 'grep' && t.some((x) => /^--(no-index|untracked)$/.test(x))) return { paths: null };
+  const paths = rest.slice(dd + 1);
+  if (paths.length === 0 || paths.some((w) => !w.literal || /[*?[\]]|^:/.test(w.text))) return { paths: null };
+  return { paths };
+}

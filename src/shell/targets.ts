@@ -25,6 +25,8 @@ export interface TargetOptions {
   network: boolean;
   /** The user's path rules for commands (commandPathRules): every path a command names is judged by them. */
   pathRule?: (rel: string, asDir: boolean) => PathVerdict;
+  /** The user's rules whose glob starts inside a folder (commandRulesBelow): moving, deleting or linking it, or its git history, reaches them. */
+  rulesBelow?: (rel: string, abs: string, anywhere: boolean) => PathVerdict;
   /** Whether a folder holds a protected path (a nested `.git`, `.vscode`…): deleting or moving it is refused. */
   protectedInside?: (abs: string) => boolean | Promise<boolean>;
   /**
@@ -65,7 +67,18 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
   const seen = new Set<string>();
   const sandboxed = o.sandboxed ?? o.privateTmp;
   for (const f of a.files) {
+    if (f.access === 'history') {
+      const t = await historyTarget(f, o, dirs);
+      if (t) out.push(t);
+      continue;
+    }
     const lp = literalPath(f.word, o.home);
+    if (lp === null && f.via === 'test' && o.strictReads && !(o.sandboxed ?? o.privateTmp) && /[*?[]/.test(f.word.text)) {
+      // `for f in pub/*`: a glob lists its folder; judged like any other glob word.
+      const t = globTarget(f.word, o, dirs);
+      if (t) out.push(t);
+      continue;
+    }
     const writes = f.access === 'write' || f.access === 'delete';
     const reads = f.access === 'read' || f.access === 'search' || f.access === 'link' || ((f.access === 'list' || f.access === 'walk') && !!o.pathRule);
     if (lp === null && reads && !sandboxed && o.strictReads) {
@@ -91,7 +104,82 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
       if (t) out.push(t);
     }
   }
+  // GIT_WORK_TREE=pub / GIT_INDEX_FILE=… / GIT_DIR=… anywhere in the line (a prefix, `env`, `export`) point
+  // checkout & co at another folder, where committed copies of denied files land.
+  const gitEnv = (w: CommandWord) => /(^|[^A-Za-z0-9_])GIT_(WORK_TREE|DIR|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES)=/.test(w.text);
+  if (o.pathRule && a.parts.some((p) => p.words.some(gitEnv))) {
+    const t = await historyTarget({ word: { text: '', literal: true }, access: 'history', via: 'git with GIT_* paths from the environment' }, o, dirs);
+    if (t) out.push(t);
+  }
+  if (o.strictReads && !sandboxed && o.pathRule) {
+    // Without a sandbox a glob in any word lists a folder as it expands (`echo priv/*`, `for f in */x`).
+    for (const p of a.parts) for (const w of p.words) {
+      const t = globTarget(w, o, dirs);
+      if (t) out.push(t);
+    }
+  }
   return out;
+}
+
+/** A glob word without a sandbox: its literal folder is listed (and walked when a folder part is a pattern). */
+function globTarget(word: CommandWord, o: TargetOptions, dirs: (string | null)[]): PlanTarget | null {
+  if (word.literal) return null;
+  // `a=(priv/*)`, `x=*.txt`: the value of an assignment, item by item.
+  const asg = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=\(?/.exec(word.text);
+  if (asg) {
+    for (const item of word.text.slice(asg[0].length).replace(/\)$/, '').split(/\s+/)) {
+      const t = item ? globTarget({ text: item, literal: false }, o, dirs) : null;
+      if (t) return t;
+    }
+    return null;
+  }
+  const w = { ...word, text: word.text.replace(/\$\{[^}]*\}/g, '$V') };
+  const at = w.text.search(/[*?[]/);
+  if (at < 0) return null;
+  const label = `glob ${w.text}`;
+  const prefix = w.text.slice(0, at);
+  if (/[$`~{\\'"]/.test(prefix)) return denyPart(label, 'a glob under a path known only when it runs, and no OS sandbox hides what your path rules deny');
+  const dir = prefix.slice(0, prefix.lastIndexOf('/') + 1) || '.';
+  const deep = w.text.slice(at).includes('/');
+  for (const base of path.isAbsolute(dir) ? [o.cwd] : dirs) {
+    if (base === null) return denyPart(label, 'a glob after a cd to a folder known only when it runs, and no OS sandbox hides what your path rules deny');
+    const abs = path.resolve(base, dir);
+    const rel = relInRoots(o.workspace.roots, abs);
+    if (rel === null) continue;
+    const v = o.pathRule!(rel, true) ?? (deep ? o.rulesBelow?.(rel, abs, true) ?? null : null);
+    if (v) return denyPart(label, `the glob lists ${deep ? 'folders below ' : ''}${dir}, and a policy rule ${v.decision === 'deny' ? 'denies' : 'asks about'} paths there (${v.rule}) while no OS sandbox hides them; name the files you need`);
+  }
+  return null;
+}
+
+/**
+ * Committed content (git log -p, show, archive, grep…): the object store holds a copy of every
+ * committed path, and no sandbox mask reaches inside it. With user path rules for commands the
+ * call must name `-- <paths>` that no rule covers or reaches below; the whole history is refused.
+ */
+async function historyTarget(f: FileRef, o: TargetOptions, dirs: (string | null)[]): Promise<PlanTarget | null> {
+  if (!o.pathRule) return null;
+  const label = `${f.via} shows committed content of ${f.word.text || 'every path'}`;
+  const refuse = (v: NonNullable<PathVerdict>) => denyPart(label, `the repository's history holds copies of paths a policy rule ${v.decision === 'deny' ? 'denies to commands' : 'asks about'} (${v.rule}); limit it with \`-- <paths>\` your rules allow`);
+  const whole = o.rulesBelow?.('', o.workspace.primary, true) ?? { decision: 'deny' as const, rule: 'path rules for commands' };
+  if (f.word.text === '' || !f.word.literal) return whole ? refuse(whole) : null;
+  for (const base of path.isAbsolute(f.word.text) ? [o.cwd] : dirs) {
+    if (base === null) return whole ? refuse(whole) : null;
+    const abs = path.resolve(base, f.word.text);
+    const rel = relInRoots(o.workspace.roots, abs);
+    if (rel === null) continue;
+    const v = o.pathRule(rel, true) ?? o.rulesBelow?.(rel, abs, true) ?? null;
+    if (!v) continue;
+    if (v.decision === 'deny' || o.pathRule(rel, true) === null) return refuse(v);
+    // The pathspec is an asked path: judged as a read of it, so the ask rule asks (a command part could be allowed by a tool-wide rule).
+    try {
+      return { kind: 'path', access: 'read', path: await o.workspace.resolve(abs, 'read') };
+    } catch (e) {
+      if (!isToolError(e)) throw e;
+      return refuse(v);
+    }
+  }
+  return null;
 }
 
 /** Per-process files that hold another process's secrets (environment, memory, open files). */
@@ -104,6 +192,13 @@ export function ruleTarget(label: string, rel: string | null, asDir: boolean, o:
   if (!v) return null;
   // The same words whether the path exists, is a folder or is missing: the refusal is no oracle.
   return v.decision === 'deny' ? denyPart(label, `a policy rule denies this path to commands: ${v.rule}`) : askPart(`${label} (${v.rule})`);
+}
+
+function belowTarget(label: string, v: PathVerdict): PlanTarget | null {
+  if (!v) return null;
+  return v.decision === 'deny'
+    ? denyPart(label, `a policy rule denies paths inside it to commands (${v.rule}); moving, deleting or linking the folder would carry them out`)
+    : askPart(`${label} (paths inside it: ${v.rule})`);
 }
 
 async function fileTarget(f: FileRef, abs: string, writes: boolean, o: TargetOptions): Promise<PlanTarget | null> {
@@ -119,9 +214,15 @@ async function fileTarget(f: FileRef, abs: string, writes: boolean, o: TargetOpt
   const own = (t: PlanTarget | null) => (t && gated && t.kind === 'command' && !t.deny_reason ? null : t);
   const lexical = own(ruleTarget(label, relInRoots(o.workspace.roots, abs), asDir, o));
   if (lexical) return lexical;
+  // Moving, deleting or linking a folder carries what a rule covers below it (`mv a b` with
+  // `a/b/hidden/**` denied) out from under the rule.
+  const moves = f.access === 'delete' || f.access === 'link';
+  const below = (rel: string | null, at: string) => (moves && rel !== null ? belowTarget(label, o.rulesBelow?.(rel, at, false) ?? null) : null);
+  const lexBelow = below(relInRoots(o.workspace.roots, abs), abs);
+  if (lexBelow) return lexBelow;
   try {
     const rp = await o.workspace.resolve(abs, f.access === 'delete' || f.access === 'link' ? (f.access === 'delete' ? 'delete' : 'write') : writes ? 'write' : f.access === 'list' || f.access === 'walk' ? 'list' : 'read');
-    const real = own(ruleTarget(label, rp.relToRoot, asDir, o));
+    const real = own(ruleTarget(label, rp.relToRoot, asDir, o)) ?? below(rp.relToRoot, rp.abs);
     if (real) return real;
     if (f.access === 'delete' && rp.kind === 'dir' && o.protectedInside && await o.protectedInside(rp.abs)) {
       return denyPart(label, `${rp.display} holds protected paths (paths.protect: a .git, .vscode…); no command may delete or move it`);

@@ -16,7 +16,12 @@ export interface RawCommand {
   redirects: Redirect[];
   text: string;
   deny_reason?: string;
+  /** Paths a `[ … ]`/`[[ … ]]` test or a `for … in` glob looks at (existence, names): judged as listings. */
+  looked?: CommandWord[];
 }
+
+/** `[ -e F ]`, `[[ A -nt B ]]`: operators that look at a file. */
+const FILE_TEST_OP = /^-([abcdefghkprsuwxGLNOS]|nt|ot|ef)$/;
 
 /** Node types whose children are walked without judging the node itself. */
 const STRUCTURE = new Set([
@@ -149,6 +154,14 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
       case 'test_command': {
         const why = testRisk(node);
         if (why) deny(node, why);
+        const looked: CommandWord[] = [];
+        // `-a` is "exists" only inside `[[ ]]`; in `[ ]` it is also "and".
+        const dbl = node.child(0)?.type === '[[';
+        for (const op of node.descendantsOfType('test_operator')) {
+          if (!op || !FILE_TEST_OP.test(op.text) || (op.text === '-a' && !dbl)) continue;
+          for (const k of op.parent?.namedChildren ?? []) if (k && k.id !== op.id && k.type !== 'test_operator' && !k.type.endsWith('_expression')) looked.push(wordOf(k));
+        }
+        if (looked.length) out.push({ assigns: [], words: [], redirects: [], text: node.text, looked });
         // `[[ -v 'a[$(cmd)]' ]]`: bash evaluates subscripts of names, running code held in quoted text.
         if (node.descendantsOfType(['raw_string', 'string_content', 'ansi_c_string']).some((d) => d && /\$\(|`/.test(d.text))) {
           out.push({ assigns: [], words: [{ text: `${node.text.slice(0, 200)} (quoted code in a test or arithmetic)`, literal: false }], redirects: [], text: node.text });
@@ -158,6 +171,8 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
       case 'for_statement': {
         // A loop variable holding `$(…)` or backticks can run code when used in arithmetic.
         const values = node.childrenForFieldName('value').filter((v): v is SyntaxNode => !!v).map(wordOf);
+        const globs = values.filter((v) => !v.literal && /[*?[]/.test(v.text));
+        if (globs.length) out.push({ assigns: [], words: [], redirects: [], text: node.text, looked: globs });
         if (values.some((v) => /[$`]/.test(v.text))) {
           out.push({ assigns: [], words: [{ text: `for ${node.childForFieldName('variable')?.text ?? ''} in …`, literal: false }], redirects: [], text: node.text });
         }

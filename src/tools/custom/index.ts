@@ -1,4 +1,5 @@
 import type { AnyTool } from '../../core/define-tool.js';
+import { foldToolName } from '../../core/tool-lookup.js';
 import type { PolicyData } from '../../policy/schema.js';
 import { PolicyError } from '../../policy/compile.js';
 import type { CompiledPolicy } from '../../policy/types.js';
@@ -13,20 +14,20 @@ export { CustomToolError };
  * silent overwrite).
  */
 export function customTools(data: PolicyData, builtIn: Iterable<string>): AnyTool[] {
-  // Names are compared without case: a call's name is matched case-insensitively when it has no
-  // exact match, so "GH__x" and "gh__x" must never name two different tools.
-  const taken = new Set([...builtIn].map((n) => n.toLowerCase()));
+  // Names are compared as a call's name is looked up when it has no exact match (foldToolName:
+  // no case, "-" as "_"), so "GH__x", "gh__x" and "g-h__x" / "g_h__x" never name two different tools.
+  const taken = new Set([...builtIn].map(foldToolName));
   const upstreams = Object.keys(data.upstreams);
   const seen = new Map<string, string>();
   for (const u of upstreams) {
-    const other = seen.get(u.toLowerCase());
-    if (other) throw new CustomToolError(`upstreams "${other}" and "${u}" differ only in case (their tools would be confused); rename one`, `upstreams.${u}`);
-    seen.set(u.toLowerCase(), u);
+    const other = seen.get(foldToolName(u));
+    if (other) throw new CustomToolError(`upstreams "${other}" and "${u}" differ only in case or "-"/"_" (their tools would be confused); rename one`, `upstreams.${u}`);
+    seen.set(foldToolName(u), u);
   }
   const out: AnyTool[] = [];
   for (const [name, cfg] of Object.entries(data.tools)) {
-    if (taken.has(name.toLowerCase())) throw new CustomToolError(`custom tool "${name}" has the name of a built-in tool; rename it`, `tools.${name}`);
-    const up = upstreams.find((u) => name.toLowerCase().startsWith(`${u.toLowerCase()}__`));
+    if (taken.has(foldToolName(name))) throw new CustomToolError(`custom tool "${name}" has the name of a built-in tool; rename it`, `tools.${name}`);
+    const up = upstreams.find((u) => foldToolName(name).startsWith(`${foldToolName(u)}__`));
     if (up) throw new CustomToolError(`custom tool "${name}" starts with "${up}__", the prefix of upstream ${up}'s tools; rename it`, `tools.${name}`);
     out.push(makeCustomTool(name, cfg));
   }

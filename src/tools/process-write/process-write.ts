@@ -7,7 +7,8 @@ import { analyzeCommand } from '../../shell/analyze.js';
 import { loadShellParser } from '../../shell/parser.js';
 import { planTargets } from '../../shell/targets.js';
 import { guardParts } from '../../shell/guardrails.js';
-import { commandPathRules } from '../../shell/path-verdict.js';
+import { commandPathRules, commandRulesBelow } from '../../shell/path-verdict.js';
+import { holdsProtected } from '../../exec/holds-protected.js';
 import { INTERPRETERS, SHELLS } from '../../shell/wrappers.js';
 import { findProcess } from '../process-output/process-output.js';
 
@@ -36,7 +37,7 @@ export const processWriteTool = defineTool({
       const pathRule = commandPathRules(ctx.policy);
       const targets = await planTargets(a, {
         workspace: ctx.workspace, cwd: (await ctx.workspace.resolve(p.cwd, 'list')).abs, home: process.env.HOME ?? '/', privateTmp: p.sandbox === 'bwrap', network: false,
-        pathRule, strictReads: p.sandbox !== 'bwrap' && !!pathRule,
+        pathRule, rulesBelow: commandRulesBelow(ctx.policy), protectedInside: (abs) => holdsProtected(ctx.workspace, abs), strictReads: p.sandbox !== 'bwrap' && !!pathRule,
       });
       const asCommand = evaluate({ name: 'run_command', risk: 'medium', permissions: ['proc.exec'] }, targets, ctx.policy);
       const out: PlanTarget[] = targets.map((t, i) => {

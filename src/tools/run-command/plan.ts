@@ -8,7 +8,7 @@ import { analyzeCommand, basename, type Analysis } from '../../shell/analyze.js'
 import { loadShellParser } from '../../shell/parser.js';
 import { planTargets } from '../../shell/targets.js';
 import { guardParts } from '../../shell/guardrails.js';
-import { commandPathRules } from '../../shell/path-verdict.js';
+import { commandPathRules, commandRulesBelow } from '../../shell/path-verdict.js';
 import { holdsProtected } from '../../exec/holds-protected.js';
 
 export async function resolveCwd(cwd: string | undefined, ctx: Pick<PlanContext, 'workspace'>): Promise<ResolvedPath> {
@@ -40,7 +40,7 @@ export async function planCommand(command: string, cwdArg: string | undefined, c
   const network = networkAllowed(ctx, { targets: parts, summary: '' });
   const targets = await planTargets(analysis, {
     workspace: ctx.workspace, cwd: cwd.abs, home, privateTmp: backend.backend === 'bwrap', sandboxed: backend.backend === 'bwrap', network,
-    pathRule, protectedInside: (abs) => holdsProtected(ctx.workspace, abs),
+    pathRule, rulesBelow: commandRulesBelow(ctx.policy), protectedInside: (abs) => holdsProtected(ctx.workspace, abs),
     strictReads: backend.backend === 'none' && !!pathRule,
   });
   const n = analysis.parts.length;

@@ -5,6 +5,7 @@ import { commandFailure } from '../../core/circuit.js';
 import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
 import { launch } from '../../exec/launch.js';
+import { evaluate } from '../../policy/evaluate.js';
 import { ProcessTable } from '../../exec/processes.js';
 import { loadShellParser } from '../../shell/parser.js';
 import { analyzeCommand } from '../../shell/analyze.js';
@@ -42,7 +43,12 @@ export const runCommandTool = defineTool({
     const cwd = await resolveCwd(args.cwd, ctx);
     const programs = programsOf(analyzeCommand(await loadShellParser(), args.command));
     const limit = Math.min(args.timeout_ms ?? ctx.limits.timeout_ms, ctx.limits.timeout_ms);
-    const rec = await launch({ command: args.command, cwd: cwd.abs, stdin: args.stdin, background: args.background, plan, programs }, ctx);
+    // Approved under an ask path rule (a person saw this command and the asked path): the paths ask
+    // rules cover are visible to it. An approval for another reason (the default ask) opens nothing.
+    const askedPaths = evaluate({ name: 'run_command', risk: 'medium', permissions: ['proc.exec'] }, plan.targets, ctx.policy).parts
+      .some((p) => p.decision === 'ask' && p.kind === 'path' && p.source === 'policy');
+    const approved = askedPaths || (ctx.workspace.gate?.asked.length ?? 0) > 0;
+    const rec = await launch({ command: args.command, cwd: cwd.abs, stdin: args.stdin, background: args.background, plan, programs, approved }, ctx);
     const base = { cwd: cwd.display, sandbox: rec.sandbox };
     if (args.background) {
       if (args.timeout_ms) {
