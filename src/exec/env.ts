@@ -1,4 +1,5 @@
 import { realpathSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
 
@@ -41,6 +42,11 @@ export function safePath(value: string | undefined, roots: string[]): string {
     return !rootsReal.some((r) => inside(abs, r) || inside(real(abs), r));
   });
   return kept.length ? [...new Set(kept)].join(':') : DEFAULT_PATH;
+}
+
+/** HOME as buildEnv gives it to a command (HOME is always allowed; env.set wins), or the user's home. */
+export function commandHome(policyEnv: { set: Record<string, string> }, source: NodeJS.ProcessEnv = process.env): string {
+  return policyEnv.set.HOME ?? source.HOME ?? os.homedir();
 }
 
 // Compiling the allow-list costs more than the rest of buildEnv: one matcher per policy list.
