@@ -1,14 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { auditVerify } from './cli/audit-cmd.js';
-import { callCommand } from './cli/call.js';
-import { initCommand } from './cli/init.js';
 import { COMMAND_HELP, MAIN_HELP } from './cli/help.js';
-import { policyCheck, policyValidate } from './cli/policy-cmd.js';
 import { serve } from './cli/serve.js';
 import { UsageError } from './cli/setup.js';
-import { toolsCommand } from './cli/tools-cmd.js';
-import { upstreamCommand } from './cli/upstream-cmd.js';
 import { PolicyError } from './policy/load.js';
 import { VERSION } from './version.js';
 
@@ -46,23 +40,24 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(topic && COMMAND_HELP[topic] ? COMMAND_HELP[topic] : MAIN_HELP);
     return 0;
   }
+  // Only `serve` is imported up front: the other commands are loaded when used (start-up of the server).
   switch (cmd) {
     case 'serve':
       await serve(values);
       return -1; // keep running
     case 'call':
       if (!rest[0]) throw new UsageError('usage: toolgate call TOOL --args JSON [--approve]');
-      return callCommand(rest[0], values);
+      return (await import('./cli/call.js')).callCommand(rest[0], values);
     case 'tools':
-      return toolsCommand(values);
+      return (await import('./cli/tools-cmd.js')).toolsCommand(values);
     case 'policy':
-      if (rest[0] === 'check') return policyCheck(rest[1], values);
-      if (rest[0] === 'validate') return policyValidate(rest[1] ?? values.policy);
+      if (rest[0] === 'check') return (await import('./cli/policy-cmd.js')).policyCheck(rest[1], values);
+      if (rest[0] === 'validate') return (await import('./cli/policy-cmd.js')).policyValidate(rest[1] ?? values.policy);
       throw new UsageError('usage: toolgate policy check TOOL --args JSON | toolgate policy validate FILE');
     case 'init':
-      return initCommand(values);
+      return (await import('./cli/init.js')).initCommand(values);
     case 'upstream':
-      return upstreamCommand(rest[0], rest.slice(1), values);
+      return (await import('./cli/upstream-cmd.js')).upstreamCommand(rest[0], rest.slice(1), values);
     case 'approvals':
       return (await import('./cli/approvals-cmd.js')).approvalsCommand(rest[0], rest.slice(1), values);
     case 'grants':
@@ -70,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
     case 'console':
       return (await import('./cli/console-cmd.js')).consoleCommand(values);
     case 'audit':
-      if (rest[0] === 'verify') return auditVerify(rest[1]);
+      if (rest[0] === 'verify') return (await import('./cli/audit-cmd.js')).auditVerify(rest[1]);
       throw new UsageError('usage: toolgate audit verify FILE');
   }
   return 0;

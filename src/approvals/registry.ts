@@ -25,7 +25,8 @@ export function socketPath(pid: number, env: NodeJS.ProcessEnv = process.env): s
 export function register(entry: ServerEntry, env: NodeJS.ProcessEnv = process.env): string {
   ensurePrivateDir(runtimeDir(env));
   const file = path.join(ensurePrivateDir(serversDir(env)), `${entry.pid}.json`);
-  writePrivateFile(file, JSON.stringify(entry) + '\n');
+  // A running server's entry: still atomic (readers never see half of it), no fsync (start-up path).
+  writePrivateFile(file, JSON.stringify(entry) + '\n', { durable: false });
   return file;
 }
 

@@ -9,7 +9,6 @@ import { Workspace } from '../workspace/workspace.js';
 import { CLI_PATH } from '../paths.js';
 import { lintPolicy } from '../policy/lint.js';
 import { loadCustomTools } from '../tools/custom/index.js';
-import { startUpstreams } from '../upstream/manager.js';
 import { GrantStore } from '../approvals/grant-store.js';
 
 export interface CommonFlags {
@@ -55,7 +54,11 @@ export async function setup(flags: CommonFlags, opts: { upstreamWaitMs?: number;
     approvals: { grants: new GrantStore(process.env, (m) => log.warn(m)) },
   });
   // Upstream MCP servers connect in parallel; serve waits only a moment (their tools appear when ready).
-  await startUpstreams(rt, { waitMs: opts.upstreamWaitMs ?? 10_000, forTool: opts.forTool });
+  // The upstream client (SDK client, its transports) is only loaded when the policy has upstreams: start-up.
+  if (Object.keys(policy.data.upstreams).length) {
+    const { startUpstreams } = await import('../upstream/manager.js');
+    await startUpstreams(rt, { waitMs: opts.upstreamWaitMs ?? 10_000, forTool: opts.forTool });
+  }
   for (const w of lintPolicy(policy, [...rt.tools.keys(), ...Object.keys(policy.data.upstreams).map((u) => `${u}__…`)])) log.warn(w);
   return { rt, ceiling, log };
 }

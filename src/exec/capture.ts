@@ -14,7 +14,9 @@ export interface CaptureResult {
 /**
  * Bounded capture of a command's output: the first `head` and the last `tail` bytes stay in
  * memory; everything also goes to a file (opened on first need) so nothing is lost. Writes
- * are synchronous so a fast producer cannot pile up buffers.
+ * are synchronous so a fast producer cannot pile up buffers. The file may be given as a
+ * function that creates it (a spill): it is then only made when the output outgrows memory,
+ * and chunks are held until it exists — call ready() before finish().
  */
 export class OutputCapture {
   private readonly headBuf: Buffer[] = [];
@@ -28,27 +30,43 @@ export class OutputCapture {
   private readonly whole: Buffer[] = [];
   private wholeLen = 0;
 
-  constructor(private readonly head: number, private readonly tail: number, private readonly memCap: number, private readonly spillFile: string) {}
+  private opening: Promise<void> | null = null;
+
+  constructor(private readonly head: number, private readonly tail: number, private readonly memCap: number, private readonly spillFile: string | (() => Promise<string>)) {}
 
   private file?: string;
+
+  /** Opens the file and writes what is held in memory into it. */
+  private openFile(file: string): void {
+    this.file = file;
+    this.fd = openSync(file, 'a', 0o600);
+    for (const b of this.whole) writeSync(this.fd, b);
+    this.whole.length = 0;
+    this.wholeLen = 0;
+  }
+
+  /** Resolves once a file being created on demand is open (and holds everything so far). */
+  async ready(): Promise<void> {
+    await this.opening;
+  }
 
   get bytes(): number { return this.total; }
 
   push(chunk: Buffer): void {
     this.total += chunk.length;
     this.hash.update(chunk);
-    if (this.fd === null && this.wholeLen + chunk.length <= this.memCap) {
+    if (this.fd === null && (this.wholeLen + chunk.length <= this.memCap || this.opening)) {
+      // In memory: small output, or held while the file is being created.
       this.whole.push(chunk);
       this.wholeLen += chunk.length;
+    } else if (this.fd === null && typeof this.spillFile === 'function') {
+      this.whole.push(chunk);
+      this.wholeLen += chunk.length;
+      this.opening = this.spillFile().then((f) => this.openFile(f));
+      this.opening.catch(() => {}); // reported by ready()
     } else {
-      if (this.fd === null) {
-        this.file = this.spillFile;
-        this.fd = openSync(this.file, 'a', 0o600);
-        for (const b of this.whole) writeSync(this.fd, b);
-        this.whole.length = 0;
-        this.wholeLen = 0;
-      }
-      writeSync(this.fd, chunk);
+      if (this.fd === null) this.openFile(this.spillFile as string);
+      writeSync(this.fd!, chunk);
     }
     if (this.headLen < this.head) {
       const take = chunk.subarray(0, this.head - this.headLen);
@@ -74,6 +92,7 @@ export class OutputCapture {
 
   finish(): CaptureResult {
     if (this.fd !== null) { closeSync(this.fd); this.fd = null; }
+    if (this.opening && !this.file) throw new Error('OutputCapture.finish() before ready(): the output file is still being created');
     const sha256 = this.hash.digest('hex');
     if (!this.file) {
       return { text: Buffer.concat(this.whole).toString('utf8'), truncated: false, total_bytes: this.total, sha256 };

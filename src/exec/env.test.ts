@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
-import { buildEnv, safePath } from './env.js';
+import { buildEnv, commandHome, safePath } from './env.js';
 
 test('safePath drops empty, relative and in-workspace entries', () => {
   const { dir, cleanup } = tempDir('tg-env-');
@@ -42,4 +42,13 @@ test('git status / git log work in a normal repository and ignore a planted fsmo
   assert.match(String((log.data as { output: string }).output), /first/);
   assert.equal(existsSync(`${dir}/canary`), false);
   h.close(); cleanup();
+});
+
+test('commandHome is the HOME buildEnv gives a command (env.set wins, then the server\'s HOME)', () => {
+  const cases: Array<[NodeJS.ProcessEnv, Record<string, string>]> = [
+    [{ HOME: '/home/a', PATH: '/bin' }, {}],
+    [{ HOME: '/home/a' }, { HOME: '/srv/b' }],
+    [{ PATH: '/bin' }, { HOME: '/srv/c' }],
+  ];
+  for (const [source, set] of cases) assert.equal(commandHome({ set }, source), buildEnv(source, { allow: [], set }).HOME);
 });

@@ -1,4 +1,5 @@
 import { realpathSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
 
@@ -33,7 +34,7 @@ const inside = (p: string, root: string) => p === root || p.startsWith(root.ends
  * compared before and after resolving symlinks.
  */
 export function safePath(value: string | undefined, roots: string[]): string {
-  const real = (p: string) => { try { return realpathSync(p); } catch { return p; } };
+  const real = (p: string) => { try { return realpathSync.native(p); } catch { return p; } };
   const rootsReal = roots.flatMap((r) => [path.resolve(r), real(r)]);
   const kept = (value ?? '').split(':').filter((e) => {
     if (!e || !path.isAbsolute(e)) return false;
@@ -43,13 +44,26 @@ export function safePath(value: string | undefined, roots: string[]): string {
   return kept.length ? [...new Set(kept)].join(':') : DEFAULT_PATH;
 }
 
+/** HOME as buildEnv gives it to a command (HOME is always allowed; env.set wins), or the user's home. */
+export function commandHome(policyEnv: { set: Record<string, string> }, source: NodeJS.ProcessEnv = process.env): string {
+  return policyEnv.set.HOME ?? source.HOME ?? os.homedir();
+}
+
+// Compiling the allow-list costs more than the rest of buildEnv: one matcher per policy list.
+const matchers = new WeakMap<string[], (name: string) => boolean>();
+function allowMatcher(extra: string[]): (name: string) => boolean {
+  let m = matchers.get(extra);
+  if (!m) { m = picomatch([...BASE_ENV_ALLOW, ...extra]); matchers.set(extra, m); }
+  return m;
+}
+
 /**
  * The environment a command gets: the allow-list (plus policy env.allow, globs allowed),
  * then policy env.set; secret-looking names are dropped from both. PATH is cleaned (safePath)
  * and git is told to ignore repository-controlled code (GIT_HARDENING).
  */
 export function buildEnv(source: NodeJS.ProcessEnv, policyEnv: { allow: string[]; set: Record<string, string> }, roots: string[] = []): Record<string, string> {
-  const allowed = picomatch([...BASE_ENV_ALLOW, ...policyEnv.allow]);
+  const allowed = allowMatcher(policyEnv.allow);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(source)) {
     if (v !== undefined && allowed(k) && !isSecretName(k)) env[k] = v;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ToolError } from '../core/errors.js';
 import type { Plan, ToolContext } from '../core/types.js';
 import { matchesAnyCommand } from '../policy/match-command.js';
+import { limitText } from '../core/output.js';
 import { OutputCapture } from './capture.js';
 import { buildEnv } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
@@ -56,10 +57,21 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   if (choice.error) throw new ToolError('ToolNotAllowed', `${choice.error}; install bubblewrap or set sandbox.backend: auto.`);
   const env = buildEnv(process.env, ctx.policy.data.env, ctx.workspace.roots);
   const home = env.HOME ?? os.homedir();
-  const spill = await ctx.spill('', 'log');
-  const file = refPath(spill.storage_ref, ctx);
   const half = Math.floor(ctx.limits.output_bytes / 2);
-  const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), file);
+  // A background run's output is read from its file (process_output): made now. A foreground
+  // run's file is only made if its output outgrows memory (most commands print little).
+  // The record (made below, before any output can arrive) names the file once it exists.
+  const spilled: { file?: string; storage_ref?: string } = {};
+  let recRef: ProcRecord | undefined;
+  const makeSpill = async () => {
+    const s = await ctx.spill('', 'log');
+    spilled.storage_ref = s.storage_ref;
+    spilled.file = refPath(s.storage_ref, ctx);
+    if (recRef) { recRef.storage_ref = spilled.storage_ref; recRef.file = spilled.file; }
+    return spilled.file;
+  };
+  if (input.background) await makeSpill();
+  const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), input.background ? spilled.file! : makeSpill);
   // --norc: bash sources ~/.bashrc when stdin is a socket (it thinks rshd started it); Node's pipes are sockets.
   const argv = input.argv ?? ['/bin/bash', '--norc', '--noprofile', '-c', input.command];
   if (argv.length === 0) throw new ToolError('InvalidArguments', 'An empty argv cannot be run.');
@@ -88,11 +100,12 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   }
   const rec: ProcRecord = {
     id: table.nextId(), command: input.command, cwd: ctx.workspace.display(input.cwd), sandbox: choice.backend,
-    background: input.background, capture, file, storage_ref: spill.storage_ref,
+    background: input.background, capture, file: spilled.file, storage_ref: spilled.storage_ref,
     started_at: new Date().toISOString(), killed: false, timed_out: false, programs: input.programs,
     waiters: new Set(),
     running: undefined as unknown as Running,
   };
+  recRef = rec;
   rec.running = new Running({
     file: file0, args, cwd: input.cwd, env, capture,
     stdin: input.background ? (input.stdin ?? 'keep') : input.stdin,
@@ -105,4 +118,19 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   }).catch(() => {});
   table.add(rec);
   return rec;
+}
+
+/**
+ * The output of a finished foreground run for the envelope: head and tail within the limits,
+ * and the whole of it saved (storage_ref) when anything was cut.
+ */
+export async function finishedOutput(rec: ProcRecord, ctx: Pick<ToolContext, 'spill' | 'limits'>): Promise<{ text: string; truncated: boolean; total_bytes: number; storage_ref?: string; sha256?: string }> {
+  await rec.capture.ready();
+  const whole = rec.capture.wholeOutput();
+  const cap = rec.capture.finish();
+  const shown = limitText(cap.text, ctx.limits, 'head_tail');
+  let storage: { storage_ref?: string; sha256?: string } = {};
+  if (cap.truncated) storage = { storage_ref: rec.storage_ref, sha256: cap.sha256 };
+  else if (shown.truncated) storage = { storage_ref: (await ctx.spill(whole ?? cap.text, 'log')).storage_ref, sha256: cap.sha256 };
+  return { text: shown.text, truncated: cap.truncated || shown.truncated, total_bytes: cap.total_bytes, ...storage };
 }

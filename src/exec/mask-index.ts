@@ -56,7 +56,11 @@ export class MaskIndex {
 
   /** The current mask set: absolute path → kind, top-most paths only. `incomplete` when the walk hit its cap. */
   async current(): Promise<{ paths: Map<string, MaskKind>; incomplete: boolean }> {
-    // Let the event loop deliver watcher events already queued (a command that just ended).
+    // Every change made before this call is already queued by the kernel (inotify queues events in
+    // the syscall that made them); libuv reads them in its poll phase. One setImmediate can run
+    // before any poll phase (when called from an I/O callback); a second one, set from the first,
+    // runs only after the next poll phase: so every event queued before now has been seen.
+    await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
     if (this.stale) await this.rebuild();
     else if (this.pending.size) await this.drain();
@@ -80,8 +84,10 @@ export class MaskIndex {
   private watchDir(rel: string): void {
     if (this.opts.watch === false || this.watchers.has(rel)) return;
     try {
-      const w = watch(path.join(this.root, rel), { persistent: false }, (_ev, name) => {
+      const w = watch(path.join(this.root, rel), { persistent: false }, (ev, name) => {
         if (name === null || name === undefined) { this.stale = true; return; }
+        // A file's content changing (the audit log, a build) does not change what is masked: only names do.
+        if (ev === 'change') return;
         this.note(rel ? `${rel}/${String(name)}` : String(name));
       });
       w.on('error', () => { this.stale = true; });
@@ -151,7 +157,8 @@ export class MaskIndex {
       if (!st) {
         // Gone: forget it and anything recorded or watched below it.
         for (const k of [...this.entries.keys()]) if (k === rel || k.startsWith(`${rel}/`)) this.entries.delete(k);
-        for (const [k, w] of [...this.watchers]) if (k === rel || k.startsWith(`${rel}/`)) { w.close(); this.watchers.delete(k); }
+        // Only a watched folder can have watched folders below it (a file never does).
+        if (this.watchers.has(rel)) for (const [k, w] of [...this.watchers]) if (k === rel || k.startsWith(`${rel}/`)) { w.close(); this.watchers.delete(k); }
         continue;
       }
       // Hidden as part of a hidden folder: nothing to add. Below a read-only one, only a secret counts.

@@ -93,10 +93,19 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
   for (const p of ancestorsToPin(s)) a.push('--bind', p, p);
   const created: string[] = [];
   const blank = placeholders();
+  // Each mount costs bwrap ~0.1–0.2 ms: a path is masked once, and a read-only bind of a path
+  // onto itself is skipped below a folder already bound read-only onto itself (same content).
+  const masked = new Set<string>();
+  const readonly = (s.readonlyPaths ?? []).filter((p) => !inStandIn(p));
+  const roSelf: string[] = [];
+  const underRo = (p: string) => roSelf.some((ro) => p === ro || p.startsWith(`${ro}/`));
+  const roBind = (p: string) => { if (underRo(p)) return; a.push('--ro-bind', p, p); roSelf.push(p); };
   const mask = (p: string) => {
+    if (masked.has(p)) return;
     const k = kindOf(p);
     if (k === 'dir') a.push('--tmpfs', p, '--remount-ro', p);
     else if (k === 'file') a.push('--ro-bind', blank.file, p);
+    if (k) masked.add(p);
   };
   for (const d of SECRET_DIRS) mask(path.join(s.home, d));
   for (const f of SECRET_FILES) mask(path.join(s.home, f));
@@ -110,21 +119,24 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
       for (const n of readdirSync(r)) if (/^\.env\./.test(n) || /\.(pem|key)$/.test(n)) mask(path.join(r, n));
     } catch { /* unreadable root: bwrap will say so */ }
     for (const p of extraDeny) mask(path.join(r, p));
-    for (const p of s.readonlyPaths ?? []) if (p.startsWith(r + '/') && kindOf(p)) a.push('--ro-bind', p, p);
+    // A stand-in another sandbox made (the index sees it as a protected path) is bound and held as a stand-in below.
+    for (const p of readonly) if (p.startsWith(r + '/') && kindOf(p)) roBind(p);
     const prot: Array<[string, 'file' | 'dir']> = [...PROTECTED_IN_ROOT, ...extraProtect.map((p): [string, 'dir'] => [p, 'dir'])];
     for (const [rel, kind] of prot) {
       const p = path.join(r, rel);
       // Already read-only as part of a protected folder bound whole (a `.git`): nothing to add, and no mount point can be made there.
-      if ((s.readonlyPaths ?? []).some((ro) => p === ro || p.startsWith(`${ro}/`))) continue;
-      const k = kindOf(p);
-      if (k) { a.push('--ro-bind', p, p); continue; }
-      // Missing: bind a read-only stand-in so the command cannot create it. bwrap makes the mount point.
-      const missing = missingChain(r, rel);
-      created.push(...missing);
+      if (readonly.some((ro) => p === ro || p.startsWith(`${ro}/`))) continue;
+      // Missing, or a stand-in another sandbox made: bind a read-only stand-in so the command cannot
+      // create it. bwrap makes the mount point; this sandbox holds it (and its missing parents) until it ends.
+      if (!standIns.has(p)) {
+        const k = kindOf(p);
+        if (k) { roBind(p); continue; }
+      }
+      created.push(...standInChain(r, rel));
       a.push('--ro-bind', kind === 'dir' ? blank.dir : blank.file, p);
     }
   }
-  for (const p of s.protectedAbs) if (kindOf(p)) a.push('--ro-bind', p, p);
+  for (const p of s.protectedAbs) if (kindOf(p)) roBind(p);
   // Found secrets, inside the roots or not (the user's toolgate state; / is bound read-only, not
   // hidden), are masked last: a read-only bind of a protected folder above one (the state dir
   // above its spills, .vscode above a .env) would otherwise put the real file back.
@@ -154,36 +166,60 @@ function ancestorsToPin(s: SandboxSpec): string[] {
   return [...out].sort();
 }
 
-/** The not-yet-existing path components from root to root/rel, outermost first. */
-function missingChain(root: string, rel: string): string[] {
+/** True for a stand-in, or a path inside one. */
+function inStandIn(p: string): boolean {
+  for (let q = p; q.length > 1; q = path.dirname(q)) if (standIns.has(q)) return true;
+  return false;
+}
+
+/** The components from root to root/rel that do not exist or are stand-ins already, outermost first. */
+function standInChain(root: string, rel: string): string[] {
   const out: string[] = [];
   let cur = root;
   for (const part of rel.split('/')) {
     cur = path.join(cur, part);
-    if (!existsSync(cur)) out.push(cur);
+    if (standIns.has(cur) || !existsSync(cur)) out.push(cur);
   }
   return out;
 }
 
-// Mount points bwrap created for missing protected paths, counted across every running sandbox
-// (the file system is shared): the last sandbox to finish removes the ones still empty.
-const inUse = new Map<string, number>();
+/**
+ * Mount points bwrap created for missing protected paths (the file system is shared by every
+ * sandbox): how many running sandboxes hold each. A sandbox that finds one already there binds
+ * its stand-in over it and holds it too, so the path cannot be removed under it (removing a
+ * mount point detaches the mount inside every sandbox, and the path could then be created).
+ * They are removed once no sandbox has held them for IDLE_MS: removing a mount point still
+ * mounted in a namespace being torn down costs a kernel RCU grace period (~0.3 ms each, ~4 ms
+ * per command measured), and back-to-back commands would make and remove them every time.
+ */
+const standIns = new Map<string, number>();
+const IDLE_MS = 1000;
+let sweepTimer: NodeJS.Timeout | undefined;
+let exitHook = false;
 
 export function holdMountPoints(paths: string[]): () => void {
-  for (const p of paths) inUse.set(p, (inUse.get(p) ?? 0) + 1);
+  for (const p of paths) standIns.set(p, (standIns.get(p) ?? 0) + 1);
+  if (!exitHook) { exitHook = true; process.on('exit', () => sweepStandIns(true)); }
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    for (const p of [...paths].reverse()) {
-      const n = (inUse.get(p) ?? 1) - 1;
-      if (n > 0) { inUse.set(p, n); continue; }
-      inUse.delete(p);
-      try {
-        const st = statSync(p);
-        if (st.isDirectory()) rmdirSync(p);
-        else if (st.size === 0) unlinkSync(p);
-      } catch { /* not empty, or already gone: leave it */ }
-    }
+    for (const p of paths) standIns.set(p, Math.max(0, (standIns.get(p) ?? 1) - 1));
+    if (sweepTimer) clearTimeout(sweepTimer);
+    sweepTimer = setTimeout(() => { sweepTimer = undefined; sweepStandIns(false); }, IDLE_MS);
+    sweepTimer.unref();
   };
+}
+
+/** Removes the stand-ins no sandbox holds (all of them when the process exits), deepest first, when still empty. */
+export function sweepStandIns(all: boolean): void {
+  for (const p of [...standIns.keys()].sort((x, y) => y.length - x.length)) {
+    if (!all && standIns.get(p)! > 0) continue;
+    standIns.delete(p);
+    try {
+      const st = statSync(p);
+      if (st.isDirectory()) rmdirSync(p);
+      else if (st.size === 0) unlinkSync(p);
+    } catch { /* not empty, or already gone: leave it */ }
+  }
 }

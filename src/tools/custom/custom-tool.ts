@@ -1,10 +1,8 @@
-import { unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { defineTool, type AnyTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
-import { limitText } from '../../core/output.js';
 import type { Annotations, Risk, ToolContext } from '../../core/types.js';
-import { launch } from '../../exec/launch.js';
+import { finishedOutput, launch } from '../../exec/launch.js';
 import { ProcessTable } from '../../exec/processes.js';
 import { resolveCwd } from '../run-command/plan.js';
 import { runOutput, type RunOutput } from '../run-command/schema.js';
@@ -71,7 +69,7 @@ async function waitFor(rec: Awaited<ReturnType<typeof launch>>, text: string, li
     ctx.signal.removeEventListener('abort', onAbort);
     ProcessTable.of(ctx.session).remove(rec.id);
   }
-  const data = collect(rec, exit, { cwd, sandbox: rec.sandbox }, ctx.limits);
+  const data = await collect(rec, exit, { cwd, sandbox: rec.sandbox }, ctx);
   const tail = data.output.trimEnd().split('\n').slice(-20).join('\n').slice(-2000);
   if (rec.timed_out) throw new ToolError('Timeout', `${text} ran longer than ${limit} ms and was stopped with its whole process group. Output tail:\n${tail}`, { data: { ...data, timed_out: true } });
   if (ctx.signal.aborted) throw new ToolError('Cancelled', 'The call was cancelled; the process group was stopped.', { data });
@@ -87,19 +85,11 @@ async function waitFor(rec: Awaited<ReturnType<typeof launch>>, text: string, li
   };
 }
 
-function collect(rec: Awaited<ReturnType<typeof launch>>, exit: { exit_code: number | null; signal: string | null; duration_ms: number }, base: { cwd: string; sandbox: 'bwrap' | 'none' }, limits: { output_bytes: number; output_lines: number }): RunOutput {
-  const cap = rec.capture.finish();
-  const shown = limitText(cap.text, limits, 'head_tail');
-  let storage: { storage_ref?: string; sha256?: string } = {};
-  if (cap.truncated) storage = { storage_ref: rec.storage_ref, sha256: cap.sha256 };
-  else if (shown.truncated) {
-    writeFileSync(rec.file!, cap.text);
-    storage = { storage_ref: rec.storage_ref, sha256: cap.sha256 };
-  } else {
-    try { unlinkSync(rec.file!); } catch { /* never created */ }
-  }
+async function collect(rec: Awaited<ReturnType<typeof launch>>, exit: { exit_code: number | null; signal: string | null; duration_ms: number }, base: { cwd: string; sandbox: 'bwrap' | 'none' }, ctx: Pick<ToolContext, 'spill' | 'limits'>): Promise<RunOutput> {
+  const out = await finishedOutput(rec, ctx);
   return {
     ...base, exit_code: exit.exit_code, signal: exit.signal, timed_out: rec.timed_out, duration_ms: exit.duration_ms,
-    output: shown.text, truncated: cap.truncated || shown.truncated, total_bytes: cap.total_bytes, ...storage,
+    output: out.text, truncated: out.truncated, total_bytes: out.total_bytes,
+    ...(out.storage_ref ? { storage_ref: out.storage_ref, sha256: out.sha256 } : {}),
   };
 }

@@ -1,8 +1,7 @@
-import os from 'node:os';
 import { ToolError } from '../../core/errors.js';
 import type { Plan, PlanContext, PlanTarget, ResolvedPath } from '../../core/types.js';
 import { networkAllowed } from '../../exec/launch.js';
-import { buildEnv } from '../../exec/env.js';
+import { commandHome } from '../../exec/env.js';
 import { chooseBackend } from '../../exec/sandbox.js';
 import { analyzeCommand, basename, type Analysis } from '../../shell/analyze.js';
 import { loadShellParser } from '../../shell/parser.js';
@@ -35,7 +34,8 @@ export async function planCommand(command: string, cwdArg: string | undefined, c
   });
   analysis.parts.forEach((p, i) => { if (guards[i]) p.deny_reason = guards[i]!; });
   const backend = await chooseBackend(ctx.policy.data.sandbox.backend);
-  const home = buildEnv(process.env, ctx.policy.data.env).HOME ?? os.homedir();
+  // The command's HOME as buildEnv gives it (env.set wins, HOME is always allowed), without building the whole environment.
+  const home = commandHome(ctx.policy.data.env);
   const parts: PlanTarget[] = analysis.parts.map((p) => ({ kind: 'command', words: p.words, text: p.text }));
   const network = networkAllowed(ctx, { targets: parts, summary: '' });
   const targets = await planTargets(analysis, {

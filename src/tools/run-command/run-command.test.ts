@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { detectBwrap } from '../../exec/sandbox.js';
 import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
@@ -15,6 +17,26 @@ ${extra}`);
 
 for (const backend of ['none', 'auto'] as const) {
   const pol = () => policyFromYaml(`sandbox: { backend: ${backend} }\nrules:\n  - tool: "*"\n    decision: allow\n`);
+
+  test(`[${backend}] output cut by lines is saved whole (storage_ref, sha256); output shown whole leaves no file`, async (t) => {
+    const { dir, cleanup } = tempDir();
+    const h = new Harness([dir], { policy: pol() });
+    t.after(() => { h.close(); cleanup(); });
+    const spills = () => { try { return readdirSync(path.join(dir, '.toolgate/runs'), { recursive: true }).filter((f) => String(f).endsWith('.log')); } catch { return []; } };
+    const small = await h.call('run_command', { command: 'echo hi' });
+    assert.equal(small.ok, true, JSON.stringify(small.error));
+    assert.equal((small.data as { storage_ref?: string }).storage_ref, undefined);
+    assert.deepEqual(spills(), [], 'a command whose output was shown whole left a file');
+    const env = await h.call('run_command', { command: 'seq 1 20000' });
+    assert.equal(env.ok, true, JSON.stringify(env.error));
+    const d = env.data as { truncated: boolean; storage_ref: string; sha256: string; total_bytes: number };
+    const full = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
+    assert.equal(d.truncated, true);
+    assert.equal(d.total_bytes, Buffer.byteLength(full));
+    assert.equal(readFileSync(path.join(dir, d.storage_ref), 'utf8'), full);
+    assert.equal(d.sha256, createHash('sha256').update(full).digest('hex'));
+    assert.equal(spills().length, 1);
+  });
 
   test(`[${backend}] echo runs and returns exit code, output, sandbox`, async () => {
     const { dir, cleanup } = tempDir();

@@ -1,10 +1,10 @@
-import { unlinkSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, descriptionBeside } from '../../core/define-tool.js';
 import { commandFailure } from '../../core/circuit.js';
 import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
-import { launch } from '../../exec/launch.js';
+import type { ToolContext } from '../../core/types.js';
+import { finishedOutput, launch } from '../../exec/launch.js';
 import { evaluate } from '../../policy/evaluate.js';
 import { ProcessTable } from '../../exec/processes.js';
 import { loadShellParser } from '../../shell/parser.js';
@@ -77,7 +77,7 @@ export const runCommandTool = defineTool({
       ctx.signal.removeEventListener('abort', onAbort);
       table.remove(rec.id);
     }
-    const data = collect(rec, exit, base, ctx.limits);
+    const data = await collect(rec, exit, base, ctx);
     const summary = `exit ${exit.exit_code ?? exit.signal} in ${exit.duration_ms} ms${data.truncated ? `, ${data.total_bytes} bytes of output (head and tail shown)` : ''}`;
     if (rec.timed_out) {
       throw commandFailure(new ToolError('Timeout', `The command ran longer than ${limit} ms and was stopped with its whole process group. Output tail:\n${tailOf(data.output)}\nRun it in the background or raise timeout_ms.`, { data: { ...data, timed_out: true } }));
@@ -102,19 +102,11 @@ function tailOf(output: string): string {
 }
 
 /** Output for the model: head + tail within the limits; the whole of it on disk when cut. */
-function collect(rec: Awaited<ReturnType<typeof launch>>, exit: { exit_code: number | null; signal: string | null; duration_ms: number }, base: { cwd: string; sandbox: 'bwrap' | 'none' }, limits: { output_bytes: number; output_lines: number }): RunOutput {
-  const cap = rec.capture.finish();
-  const shown = limitText(cap.text, limits, 'head_tail');
-  let storage: { storage_ref?: string; sha256?: string } = {};
-  if (cap.truncated) storage = { storage_ref: rec.storage_ref, sha256: cap.sha256 };
-  else if (shown.truncated) {
-    writeFileSync(rec.file!, cap.text);
-    storage = { storage_ref: rec.storage_ref, sha256: cap.sha256 };
-  } else {
-    try { unlinkSync(rec.file!); } catch { /* never created */ }
-  }
+async function collect(rec: Awaited<ReturnType<typeof launch>>, exit: { exit_code: number | null; signal: string | null; duration_ms: number }, base: { cwd: string; sandbox: 'bwrap' | 'none' }, ctx: Pick<ToolContext, 'spill' | 'limits'>): Promise<RunOutput> {
+  const out = await finishedOutput(rec, ctx);
   return {
     ...base, exit_code: exit.exit_code, signal: exit.signal, timed_out: rec.timed_out, duration_ms: exit.duration_ms,
-    output: shown.text, truncated: cap.truncated || shown.truncated, total_bytes: cap.total_bytes, ...storage,
+    output: out.text, truncated: out.truncated, total_bytes: out.total_bytes,
+    ...(out.storage_ref ? { storage_ref: out.storage_ref, sha256: out.sha256 } : {}),
   };
 }
