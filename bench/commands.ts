@@ -4,6 +4,7 @@
  * execFile('echo') measured in the same run.
  */
 import { execFile } from 'node:child_process';
+import { execa } from 'execa';
 import { promisify } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { Harness, policyFromYaml, tempDir } from '../src/testing/helpers.js';
@@ -53,6 +54,10 @@ export async function benchCommands(n = 40): Promise<Array<{ name: string; p50_m
 
   const base = median(await timeRuns(n, () => run('echo', ['hi']), 3));
   rows.push({ name: "execFile('echo') baseline", p50_ms: base });
+  // Why run_command spawns with node:child_process and not execa (named in the design): execa's
+  // own cost per spawn, in the same run.
+  const viaExeca = median(await timeRuns(n, () => execa('echo', ['hi']), 3));
+  rows.push({ name: "execa('echo') (not used by run_command)", p50_ms: viaExeca, ratio: `${ratio(viaExeca, base)} vs execFile` });
   const { dir, cleanup } = tempDir('tg-bench-cmd-');
   try {
     const backends = (await detectBwrap()) ? ['none', 'bwrap'] : ['none'];
