@@ -20,7 +20,8 @@ const DEFAULT_HEAD_LIMIT = 100;
 const MAX_HEAD_LIMIT = 2000;
 /** Hits ripgrep reported that are all checked (hard links, moved directories) so totals are exact. */
 const VERIFY_BUDGET = 20_000;
-const DEFAULT_VISIT_CAP = 200_000;
+/** Like glob's walker: the time cap, not the entry count, is the real limit on a large tree. */
+const DEFAULT_VISIT_CAP = 1_000_000;
 const HAS_PROC_FD = process.platform === 'linux';
 
 const input = z.strictObject({
