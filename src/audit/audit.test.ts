@@ -152,6 +152,21 @@ describe('verify', () => {
     cleanup();
   });
 
+  test('a whole record written before the head (killed between the two writes) passes with a note; two past the head do not', async () => {
+    const { file, cleanup } = logWith(5);
+    const sixth = JSON.stringify({ ...rec(5), prev_hash: hashLine(linesOf(file)[4]!) });
+    appendFileSync(file, `${sixth}\n`); // the head still names line 5
+    const v = await verifyAudit(file);
+    assert.equal(v.ok, true, JSON.stringify(v));
+    assert.equal(v.records, 6);
+    assert.match(v.note ?? '', /line 6 was written but .head not yet updated/);
+    const seventh = JSON.stringify({ ...rec(6), prev_hash: hashLine(sixth) });
+    appendFileSync(file, `${seventh}\n`);
+    const w = await verifyAudit(file);
+    assert.equal(w.ok, false, 'the head names neither of the last two records');
+    cleanup();
+  });
+
   test('a missing file is an error, not a pass', async () => {
     await assert.rejects(verifyAudit('/nonexistent/audit.jsonl'));
   });

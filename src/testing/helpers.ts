@@ -74,3 +74,32 @@ export async function connectStdio(args: string[], opts: { capabilities?: Record
   await client.connect(transport);
   return { client, transport, close: () => client.close() };
 }
+
+/**
+ * Swaps `real` (a folder) for a symlink to `out` and back, as fast as it can, in a worker thread,
+ * until `stop()`: the race every walk and search must survive (nothing from `out` returned).
+ */
+export async function startFolderSwapper(real: string, out: string): Promise<{ stop: () => Promise<void> }> {
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(`
+    const { renameSync, symlinkSync, unlinkSync } = require('node:fs');
+    const { workerData: { real, out }, parentPort } = require('node:worker_threads');
+    let stop = false;
+    parentPort.on('message', () => { stop = true; });
+    const loop = () => {
+      for (let i = 0; i < 200 && !stop; i++) {
+        try { renameSync(real, real + '.d'); symlinkSync(out, real); unlinkSync(real); renameSync(real + '.d', real); } catch {}
+      }
+      if (!stop) setImmediate(loop); else parentPort.postMessage('done');
+    };
+    loop();
+  `, { eval: true, workerData: { real, out } });
+  return {
+    stop: async () => {
+      const done = new Promise((res) => worker.once('message', res));
+      worker.postMessage('stop');
+      await done;
+      await worker.terminate();
+    },
+  };
+}

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
-import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
+import { Harness, policyFromYaml, startFolderSwapper, tempDir } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 
 // Both glob engines on the same trees: ripgrep (rg --files) and the built-in walker must give
@@ -218,24 +218,11 @@ test('glob engines: when find cannot start, the walker answers instead and says 
 });
 
 test('glob engines: a folder swapped for a link to outside during the listing never brings in an outside name', async () => {
-  const { Worker } = await import('node:worker_threads');
   const s = fixture();
   const real = path.join(s.ws, 'race');
   write(s.ws, 'race/inside.h');
   write(s.out, `race/${OUTSIDE_MARK}-raced.h`);
-  const worker = new Worker(`
-    const { renameSync, symlinkSync, unlinkSync } = require('node:fs');
-    const { workerData: { real, out }, parentPort } = require('node:worker_threads');
-    let stop = false;
-    parentPort.on('message', () => { stop = true; });
-    const loop = () => {
-      for (let i = 0; i < 200 && !stop; i++) {
-        try { renameSync(real, real + '.d'); symlinkSync(out, real); unlinkSync(real); renameSync(real + '.d', real); } catch {}
-      }
-      if (!stop) setImmediate(loop); else parentPort.postMessage('done');
-    };
-    loop();
-  `, { eval: true, workerData: { real, out: path.join(s.out, 'race') } });
+  const swapper = await startFolderSwapper(real, path.join(s.out, 'race'));
   try {
     const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
     for (let i = 0; i < 25; i++) {
@@ -247,10 +234,7 @@ test('glob engines: a folder swapped for a link to outside during the listing ne
       }
     }
   } finally {
-    const done = new Promise((res) => worker.once('message', res));
-    worker.postMessage('stop');
-    await done;
-    await worker.terminate();
+    await swapper.stop();
     s.done();
   }
 });

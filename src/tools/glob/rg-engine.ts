@@ -5,6 +5,7 @@ import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
 import { openDir } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
+import { realFolders } from '../walk/real-dirs.js';
 import { ancestorIgnores, DEFAULT_IGNORE_FILES, IgnoreStack, readIgnoreFileSync } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
@@ -170,16 +171,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   if (r.aborted) throw new ToolError('Cancelled', 'The glob was cancelled.');
 
   // Re-check on disk what will be returned: one lstat per folder on the way, one per entry.
-  const real = new Map<string, boolean>([['', true]]);
-  const realDir = (rel: string): boolean => {
-    let ok = real.get(rel);
-    if (ok === undefined) {
-      const slash = rel.lastIndexOf('/');
-      ok = realDir(slash < 0 ? '' : rel.slice(0, slash)) && !!lstatSync(`${base}/${rel}`, { throwIfNoEntry: false })?.isDirectory();
-      real.set(rel, ok);
-    }
-    return ok;
-  };
+  const realDir = realFolders(base);
   const matches: string[] = [];
   let moved = 0;
   for (const c of candidates) {

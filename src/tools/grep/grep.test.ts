@@ -4,7 +4,7 @@ import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { toCallToolResult, type Envelope } from '../../core/envelope.js';
-import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
+import { Harness, policyFromYaml, startFolderSwapper, tempDir } from '../../testing/helpers.js';
 import { locateRg, rgArgs } from './rg.js';
 import { toJsPattern } from './regex.js';
 import { comparePaths } from './select.js';
@@ -346,25 +346,11 @@ test('grep: deny rules that ripgrep cannot pre-filter (anchored at the root) are
 });
 
 test('grep: a folder swapped for a symlink to outside, over and over during searches, never leaks outside content', async () => {
-  const { Worker } = await import('node:worker_threads');
   const s = buildTree();
   write(s.ws, 'race/file.txt', 'needle safe\n');
   write(s.out, 'race/file.txt', `needle ${SECRET} raced\nneedle twice outside\n`);
   const real = path.join(s.ws, 'race');
-  // Swaps race/ (a real folder) for a symlink to outside/race and back, as fast as it can.
-  const worker = new Worker(`
-    const { renameSync, symlinkSync, unlinkSync } = require('node:fs');
-    const { workerData: { real, out }, parentPort } = require('node:worker_threads');
-    let stop = false;
-    parentPort.on('message', () => { stop = true; });
-    const loop = () => {
-      for (let i = 0; i < 200 && !stop; i++) {
-        try { renameSync(real, real + '.d'); symlinkSync(out, real); unlinkSync(real); renameSync(real + '.d', real); } catch {}
-      }
-      if (!stop) setImmediate(loop); else parentPort.postMessage('done');
-    };
-    loop();
-  `, { eval: true, workerData: { real, out: path.join(s.out, 'race') } });
+  const swapper = await startFolderSwapper(real, path.join(s.out, 'race'));
   try {
     const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
     for (let i = 0; i < 15; i++) {
@@ -382,10 +368,7 @@ test('grep: a folder swapped for a symlink to outside, over and over during sear
       }
     }
   } finally {
-    const done = new Promise((res) => worker.once('message', res));
-    worker.postMessage('stop');
-    await done;
-    await worker.terminate();
+    await swapper.stop();
     s.done();
   }
 });

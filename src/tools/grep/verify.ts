@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { realFolders } from '../walk/real-dirs.js';
 import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
 import { decodeForSearch, searchText, showsLine } from './search-text.js';
@@ -35,17 +36,7 @@ const CONFIRM_WINDOW = 64;
 export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { allowHardlinks: boolean; need: number; budget: number; itemsOf: (h: FileHit) => number; isFileRoot: boolean }): Promise<Verified> {
   if (opts.isFileRoot) return { hits: sorted, exact: true, hardlinked: 0, moved: 0 };
   const base = rootAbs === '/' ? '' : rootAbs;
-  const dirs = new Map<string, boolean>();
-  const dirOk = (dir: string): boolean => {
-    if (dir === '') return true;
-    let ok = dirs.get(dir);
-    if (ok === undefined) {
-      const slash = dir.lastIndexOf('/');
-      ok = dirOk(slash < 0 ? '' : dir.slice(0, slash)) && !!lstatSync(`${base}/${dir}`, { throwIfNoEntry: false })?.isDirectory();
-      dirs.set(dir, ok);
-    }
-    return ok;
-  };
+  const dirOk = realFolders(base);
   const check = (h: FileHit): 'ok' | 'hardlinked' | 'moved' => {
     const slash = h.rel.lastIndexOf('/');
     try {
