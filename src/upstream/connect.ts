@@ -144,6 +144,10 @@ function capLineSize(t: StdioClientTransport, name: string, log: Logger, max: nu
       tripped = true;
       const msg = `upstream ${name} sent a message longer than ${max} bytes; closing it (it is restarted)`;
       log.warn({ upstream: name, max_line_bytes: max }, msg);
+      // Stop reading at once: the SDK's close waits up to seconds for the process to exit, and its
+      // reader would keep buffering whatever the upstream still sends meanwhile.
+      out.destroy();
+      (t as unknown as { _process?: ChildProcess })._process?.kill('SIGKILL');
       t.onerror?.(new Error(msg));
       void t.close();
     });
