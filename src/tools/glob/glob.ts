@@ -92,7 +92,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   const bin = caps.engine === 'builtin' ? null : await locateRg();
   let engine: 'ripgrep' | 'builtin' = bin ? 'ripgrep' : 'builtin';
   let fallbackReason: string | null = bin ? null
-    : caps.engine === 'builtin' ? 'the built-in walker was asked for' : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH';
+    : caps.engine === 'builtin' ? 'the built-in walker was asked for' : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH or does not run';
   if (start) {
     const prefix = base ? `${base}/` : '';
     const hidden = args.hidden || compiled.mentionsDot;

@@ -63,7 +63,7 @@ const output = z.object({
   truncated: z.boolean().describe('More entries exist than are returned here.'),
   capped: z.enum(['time', 'visits']).nullable().describe('The search stopped early at the time or visit cap.'),
   fallback_used: z.boolean().describe('The built-in engine ran because ripgrep is not available.'),
-  fallback_reason: z.string().nullable().describe('Why the built-in engine ran (e.g. "ripgrep is turned off (TOOLGATE_RG=off)", "ripgrep (rg) is not on PATH"), or null.'),
+  fallback_reason: z.string().nullable().describe('Why the built-in engine ran (e.g. "ripgrep is turned off (TOOLGATE_RG=off)", "ripgrep (rg) is not on PATH or does not run"), or null.'),
   engine: z.enum(['ripgrep', 'builtin']),
   notes: z.array(z.string()).optional(),
   skipped_by_policy: z.number().int().optional().describe('Files and folders left out because a policy rule asks before grep may read them.'),
@@ -106,7 +106,7 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
   const setting = process.env.TOOLGATE_RG?.trim();
   const bin = await locateRg();
   let fallbackReason: string | null = bin ? null
-    : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH';
+    : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH or does not run';
   const select = new Selection(q);
   const common = { q, select, deny, signal: ctx.signal, deadline, needed, collectCap: envNumber('TOOLGATE_GREP_COLLECT_CAP') };
   const allowHardlinks = ws.rules.allowHardlinks;
