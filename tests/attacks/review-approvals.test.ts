@@ -2,7 +2,6 @@
 // approve itself, and a person's answer covers no more than what they were shown.
 // Each table lists attempts that must be refused; controls show the real path still works.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { test } from 'node:test';
 import { Inbox, MAX_ENTRIES, type NewRequest } from '../../src/approvals/inbox.js';
@@ -10,6 +9,7 @@ import { GrantStore } from '../../src/approvals/grant-store.js';
 import { CallLog } from '../../src/console/calls.js';
 import { startConsole } from '../../src/console/server.js';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { chromiumForTests } from '../../src/testing/chromium.js';
 
 type Res = { status: number; body: string; headers: http.IncomingHttpHeaders };
 
@@ -244,9 +244,10 @@ test('console HTTP: foreign Host/Origin, no or foreign cookie/CSRF, spent secret
 
 // --- The console in a real browser: model-chosen text is text, and cannot reorder what is shown ---
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
+const BROWSER = await chromiumForTests();
+const CHROMIUM = BROWSER.path;
 
-test('console in chromium: markup, javascript: URLs, newlines and bidi controls in args/summary/diff/rule are shown escaped, never run', { skip: CHROMIUM ? false : 'needs chromium (/usr/bin/chromium): not installed' }, async () => {
+test('console in chromium: markup, javascript: URLs, newlines and bidi controls in args/summary/diff/rule are shown escaped, never run', { skip: BROWSER.skip }, async () => {
   const { chromium } = await import('playwright-core');
   const inbox = new Inbox(600_000);
   const evilPath = 'ok\u202Etxt.exe</pre><script>window.__pwn=1</script><img src=x onerror="window.__pwn=2">';

@@ -3,12 +3,14 @@
 // a click on "Allow once" lets the MCP call complete, and the live table shows the call.
 // Set TOOLGATE_SCREENSHOT=docs/console.png to also save a screenshot with two pending requests.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { connectStdio, tempDir } from '../../src/testing/helpers.js';
+import { chromiumForTests } from '../../src/testing/chromium.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
+const BROWSER = await chromiumForTests();
+const CHROMIUM = BROWSER.path;
 
 async function consoleUrl(stderr: NodeJS.ReadableStream): Promise<string> {
   let buf = '';
@@ -22,7 +24,7 @@ async function consoleUrl(stderr: NodeJS.ReadableStream): Promise<string> {
   });
 }
 
-test('console in chromium: a pending approval with its diff, Allow once completes the MCP call, the live table shows it', { skip: CHROMIUM ? false : 'needs chromium (/usr/bin/chromium): not installed' }, async () => {
+test('console in chromium: a pending approval with its diff, Allow once completes the MCP call, the live table shows it', { skip: BROWSER.skip }, async () => {
   const { chromium } = await import('playwright-core');
   const ws = tempDir('tg-console-');
   const user = tempDir('tg-console-user-');
