@@ -85,11 +85,12 @@ export function compileGlobs(input: string[]): (p: string) => boolean {
 
 /**
  * Text every path a glob matches must contain: the pattern's literal runs between `*`, `?` and
- * `/`, when the pattern uses no other glob syntax (braces, classes, extglobs, escapes, negation,
+ * `/`, when the pattern uses no other glob syntax (braces, classes, extglobs, escapes, quotes, negation,
  * `.`/`..` segments that picomatch may normalise). [] = no such guarantee (always run the matcher).
  */
 export function requiredLiterals(pattern: string): string[] {
-  if (/[[\]{}()\\!+@|,]/.test(pattern)) return [];
+  // `"` quotes a run for picomatch and is dropped from what it matches: `"a".pem` matches a.pem.
+  if (/[[\]{}()\\!+@|,"]/.test(pattern)) return [];
   const segs = pattern.split('/');
   if (segs.some((s) => s === '.' || s === '..')) return [];
   const out: string[] = [];

@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import picomatch from 'picomatch';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { locateRg } from '../../src/tools/grep/rg.js';
+import { compileGlobs, requiredLiterals } from '../../src/workspace/path-rules.js';
+
+// review-perf: an attack review of what the performance work changed (issue 11).
+
+// ---------------------------------------------------------------------------------------------
+// 1. Deny lists: the literal pre-check in compileGlobs must never say "no" where picomatch says "yes".
+
+/** compileGlobs without the pre-check: plain picomatch, one pattern. */
+function plain(p0: string): (p: string) => boolean {
+  const p = p0.length > 1 ? p0.replace(/\/+$/, '') : p0;
+  return p.includes('/') ? picomatch(p.replace(/^\/+/, ''), { dot: true }) : picomatch(p, { dot: true, basename: true });
+}
+
+// [deny pattern, a path plain picomatch matches]
+const QUOTED: Array<[string, string]> = [
+  ['"secret".pem', 'secret.pem'], // picomatch drops the quotes: the literal `"secret".pem` is in no path
+  ['**/"id_rsa"', 'home/.ssh/id_rsa'],
+  ['"*.key"', '*.key'],
+  ['keys/"a b"/*', 'keys/a b/x'],
+  ['"', ''],
+];
+
+test('deny globs: a quoted run (picomatch drops the quotes) is still denied', () => {
+  for (const [pat, p] of QUOTED) {
+    if (!p) continue;
+    assert.equal(plain(pat)(p), true, `control: picomatch matches ${pat} on ${p}`);
+    assert.equal(compileGlobs([pat])(p), true, `${pat} on ${p}`);
+    assert.equal(compileGlobs(['*.nothing', pat])(p), true, `${pat} among others on ${p}`);
+  }
+  assert.deepEqual(requiredLiterals('"a".pem'), []);
+});
+
+test('deny globs: a generated table of patterns and paths answers exactly as plain picomatch', () => {
+  const A = ['a', 'b', '.', '/', '*', '?', '**', '"', '$', '^', '~', '#', "'", '-', ' ', 'é', 'e\u0301', '%', '=', ':', './', '\n', 'A'];
+  const P = ['a', 'b', '.', '/', '"', '$', '^', '~', '#', "'", '-', ' ', 'é', 'e\u0301', '%', '=', ':', './', '\n', 'A', '\r'];
+  let seed = 7;
+  const r = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const bad: string[] = [];
+  let compared = 0;
+  for (let i = 0; i < 6000 && bad.length < 5; i++) {
+    let pat = '';
+    for (let j = 1 + r(5); j > 0; j--) pat += A[r(A.length)];
+    let ours: (p: string) => boolean; let ref: (p: string) => boolean;
+    try { ours = compileGlobs([pat]); ref = plain(pat); } catch { continue; }
+    const cands = [pat, pat.replace(/"/g, ''), pat.replace(/\*+|\?/g, 'a').replace(/"/g, ''), `x/${pat.replace(/"/g, '')}`];
+    for (let k = 0; k < 20; k++) { let s = ''; for (let j = 1 + r(6); j > 0; j--) s += P[r(P.length)]; cands.push(s); }
+    for (const c of cands) {
+      compared++;
+      if (ours(c) !== ref(c)) bad.push(`${JSON.stringify(pat)} on ${JSON.stringify(c)}: ours ${ours(c)}`);
+    }
+  }
+  assert.ok(compared > 50_000, `compared ${compared}`);
+  assert.deepEqual(bad, []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// 2. glob's ripgrep engine: odd names, names like options, ignore files the model writes.
+
+interface GlobData { files: string[]; total: number; skipped_by_policy?: number; engine: string; fallback_reason: string | null; truncated: boolean }
+
+async function globWith(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>) {
+  const saved = process.env.TOOLGATE_RG;
+  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
+  try {
+    const env = await h.call('glob', args) as { ok: boolean; data: GlobData; error?: { code: string } };
+    if (env.ok) assert.equal(env.data.engine, engine === 'rg' ? 'ripgrep' : 'builtin', `${JSON.stringify(args)}: ${env.data.fallback_reason}`);
+    return env;
+  } finally {
+    if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
+  }
+}
+
+const ODD_POLICY = `
+rules:
+  - { tool: "*", path: "priv/**", decision: deny }
+  - { tool: "*", path: "ask/**", decision: ask }
+`;
+
+function oddTree() {
+  const t = tempDir('tg-rp-glob-');
+  const ws = path.join(t.dir, 'ws');
+  const out = path.join(t.dir, 'out');
+  mkdirSync(out);
+  writeFileSync(path.join(out, 'OUTSIDE-rp.h'), '');
+  const w = (rel: string | Buffer, content = '') => {
+    const abs = Buffer.isBuffer(rel) ? Buffer.concat([Buffer.from(`${ws}/`), rel]) : path.join(ws, rel);
+    if (!Buffer.isBuffer(rel)) mkdirSync(path.dirname(abs as string), { recursive: true });
+    writeFileSync(abs, content);
+  };
+  mkdirSync(ws, { recursive: true });
+  for (const n of ['ok.h', 'nl\nname.h', 'cr\rname.h', '-x.h', '--files.h', '-name.h', '(.h', '-o.h', `${'L'.repeat(250)}.h`, ' sp .h',
+    'sub/-type/y.h', 'sub/--/z.h', 'nl\ndir/w.h', '.gitignore', 'ign.h', 'ign2.h',
+    // secrets and denied/asked places whose names try the same tricks
+    '.env', 'x/.env\n.h', 'k\n.pem', '-k.pem', 'priv/p.h', 'priv/-x.h', 'priv/nl\n.h', 'ask/a.h', 'ask/-b.h']) w(n);
+  writeFileSync(path.join(ws, '.gitignore'), 'ign.h\nign2.h\n');
+  // A model-written .ignore trying to reveal what .gitignore hides, or a denied file (.rgignore: see below).
+  writeFileSync(path.join(ws, '.ignore'), '!.env\n!priv/\n!*.pem\n');
+  writeFileSync(path.join(ws, 'sub', '.ignore'), '!*\n');
+  w(Buffer.from([0xff, 0xfe, 0x2e, 0x68])); // "\xff\xfe.h": not UTF-8
+  w(Buffer.from([0x6b, 0xff, 0x2e, 0x70, 0x65, 0x6d])); // "k\xff.pem": a secret name, not UTF-8
+  symlinkSync(out, path.join(ws, '-L'));
+  symlinkSync(path.join(out, 'OUTSIDE-rp.h'), path.join(ws, '-out.h'));
+  symlinkSync(path.join(ws, 'nowhere'), path.join(ws, 'nl\ndangling.h'));
+  symlinkSync(out, path.join(ws, 'priv', 'out-link'));
+  const h = new Harness([ws], { policy: policyFromYaml(ODD_POLICY), stateDir: path.join(t.dir, 'state') });
+  return { ws, h, done: () => { h.close(); t.cleanup(); } };
+}
+
+const NEVER = ['OUTSIDE-rp', '.env"', '.pem"', 'priv/', 'ask/', '-L/', 'ign.h', 'ign2.h'];
+
+test('glob engines on odd names: newlines, \\r, leading -, option-like names, non-UTF-8, long names; same answers, no leaks', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  const s = oddTree();
+  t.after(s.done);
+  const cases: Array<Record<string, unknown>> = [
+    { pattern: '**/*.h' }, { pattern: '**/*' }, { pattern: '**', hidden: true }, { pattern: '-*' }, { pattern: '**/*.pem', hidden: true, gitignore: false },
+    { pattern: '**/*', path: 'sub' }, { pattern: '**/*.h', path: '-L' }, { pattern: '-L/**' }, { pattern: 'nl\n*/*' }, { pattern: '../out/*' },
+    { pattern: '**/ign*' }, { pattern: '**/*', hidden: true, gitignore: false },
+  ];
+  for (const args of cases) {
+    const b = await globWith(s.h, 'builtin', args);
+    const engines = rg ? [b, await globWith(s.h, 'rg', args)] : [b];
+    for (const e of engines) {
+      if (!e.ok) continue;
+      const listed = JSON.stringify(e.data.files);
+      for (const x of NEVER) {
+        if (x.startsWith('ign') && args.gitignore === false) continue;
+        assert.ok(!listed.includes(x), `${JSON.stringify(args)} (${e.data.engine}) leaks ${x}: ${listed}`);
+      }
+    }
+    if (engines.length === 2) {
+      const [x, y] = engines as [typeof b, typeof b];
+      // Documented difference: a name that is not UTF-8 is returned with U+FFFD by the walker only.
+      const view = (e: typeof b) => (e.ok ? { files: e.data.files.filter((f) => !f.includes('\uFFFD')).sort(), total: e.data.total - e.data.files.filter((f) => f.includes('\uFFFD')).length, skipped: e.data.skipped_by_policy ?? 0 } : e.error?.code);
+      assert.deepEqual(view(y), view(x), `${JSON.stringify(args)}: ripgrep vs walker`);
+    }
+  }
+  const all = await globWith(s.h, rg ? 'rg' : 'builtin', { pattern: '**/*.h' });
+  assert.ok(all.ok && all.data.files.includes('nl\nname.h') && all.data.files.includes('-x.h') && all.data.files.includes('--files.h'), 'control: odd names are listed');
+  if (!rg) t.diagnostic('ripgrep engine not compared: needs rg on PATH');
+});
+
+test('glob: a model-written .rgignore cannot reveal a denied or secret file to either engine', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  const s = oddTree();
+  t.after(s.done);
+  writeFileSync(path.join(s.ws, '.rgignore'), '!.env\n!priv/\n!*.pem\n!ign.h\n');
+  for (const engine of rg ? (['rg', 'builtin'] as const) : (['builtin'] as const)) {
+    for (const args of [{ pattern: '**/*', hidden: true }, { pattern: '**/*.pem', hidden: true }, { pattern: 'priv/**' }]) {
+      const e = await globWith(s.h, engine, args);
+      const listed = JSON.stringify(e.ok ? e.data.files : []);
+      for (const x of ['OUTSIDE-rp', '.env"', '.pem"', 'priv/', 'ask/']) assert.ok(!listed.includes(x), `${engine} ${JSON.stringify(args)} leaks ${x}: ${listed}`);
+    }
+  }
+});
+
+test('glob engines agree when a .rgignore re-includes a gitignored file', { todo: 'documented engine difference (docs/read-tools.md): .rgignore is read by rg only, so `!ign.h` in it shows ign.h through the ripgrep engine and not the walker; .gitignore is no policy boundary (gitignore:false lists it on both), so this is consistency, not a leak' }, async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
+  const s = oddTree();
+  t.after(s.done);
+  writeFileSync(path.join(s.ws, '.rgignore'), '!ign.h\n');
+  const a = await globWith(s.h, 'rg', { pattern: '**/ign*' });
+  const b = await globWith(s.h, 'builtin', { pattern: '**/ign*' });
+  assert.deepEqual(a.ok && a.data.files, b.ok && b.data.files);
+});
