@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import picomatch from 'picomatch';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { compileGlobs, requiredLiterals } from '../../src/workspace/path-rules.js';
+import { GENESIS, hashLine } from '../../src/audit/record.js';
+import { verifyAudit } from '../../src/audit/verify.js';
 
 // review-perf: an attack review of what the performance work changed (issue 11).
 
@@ -170,4 +172,41 @@ test('glob engines agree when a .rgignore re-includes a gitignored file', { todo
   const a = await globWith(s.h, 'rg', { pattern: '**/ign*' });
   const b = await globWith(s.h, 'builtin', { pattern: '**/ign*' });
   assert.deepEqual(a.ok && a.data.files, b.ok && b.data.files);
+});
+
+// ---------------------------------------------------------------------------------------------
+// 6. audit verify now accepts an unfinished last line and one whole record past the head: someone
+// who can append to or cut the file (not rewrite .head) must still not hide an acknowledged record.
+
+function chain(n: number, prev = GENESIS): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) { const l = JSON.stringify({ seq: i, tool: 'write_file', decision: i === n - 1 ? 'allow' : 'deny', prev_hash: prev }); out.push(l); prev = hashLine(l); }
+  return out;
+}
+
+const AUDIT_ATTACKS: Array<[string, (acked: string[]) => string]> = [
+  ['the acknowledged last record cut to a partial line', (l) => `${l.slice(0, -1).join('\n')}\n${l.at(-1)!.slice(0, 30)}`],
+  ['the acknowledged last record replaced by a partial forged one', (l) => `${l.slice(0, -1).join('\n')}\n{"seq":4,"tool":"read_file"`],
+  ['the acknowledged last record replaced by a whole forged one chained to the one before', (l) => `${[...l.slice(0, -1), chain(1, hashLine(l.at(-2)!))[0]!].join('\n')}\n`],
+  ['the acknowledged last record replaced by a forged one, plus a cut line after it', (l) => `${[...l.slice(0, -1), chain(1, hashLine(l.at(-2)!))[0]!].join('\n')}\n{"seq":`],
+  ['the last two records removed, one forged record appended', (l) => `${[...l.slice(0, -2), chain(1, hashLine(l.at(-3)!))[0]!].join('\n')}\n`],
+  ['a middle record removed, the tail kept', (l) => `${[...l.slice(0, 2), ...l.slice(3)].join('\n')}\n`],
+];
+
+test('audit verify: cutting or appending cannot hide an acknowledged record (the head names it)', async (t) => {
+  const tmp = tempDir('tg-rp-audit-');
+  t.after(tmp.cleanup);
+  const file = path.join(tmp.dir, 'audit.jsonl');
+  const acked = chain(5);
+  const reset = () => { writeFileSync(file, `${acked.join('\n')}\n`); writeFileSync(`${file}.head`, `${hashLine(acked.at(-1)!)} 5\n`); };
+  reset();
+  assert.deepEqual(await verifyAudit(file), { ok: true, records: 5 }, 'control');
+  appendFileSync(file, '{"seq":5,"to');
+  assert.equal((await verifyAudit(file)).ok, true, 'control: a cut unacknowledged record after the head passes with a note');
+  for (const [what, tamper] of AUDIT_ATTACKS) {
+    reset();
+    writeFileSync(file, tamper(acked));
+    const v = await verifyAudit(file);
+    assert.equal(v.ok, false, `${what}: ${JSON.stringify(v)}`);
+  }
 });
