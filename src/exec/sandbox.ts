@@ -45,8 +45,11 @@ function placeholders(): { file: string; dir: string } {
 }
 
 /** Always read-only inside a root, existing or not (SPEC §4 protect list, made concrete). */
+// `.git` first and whole: a stand-in `.git` left writable around stand-in hooks/config let a
+// command write .git/HEAD + .git/commondir (pointing at a config with core.fsmonitor), and the
+// user's next `git status` on the host ran it. Its hooks and config are then inside it.
 const PROTECTED_IN_ROOT: Array<[string, 'file' | 'dir']> = [
-  ['.git/hooks', 'dir'], ['.git/config', 'file'], ['.bashrc', 'file'], ['.zshrc', 'file'], ['.profile', 'file'],
+  ['.git', 'dir'], ['.git/hooks', 'dir'], ['.git/config', 'file'], ['.bashrc', 'file'], ['.zshrc', 'file'], ['.profile', 'file'],
   ['.bash_profile', 'file'], ['.gitconfig', 'file'], ['.mcp.json', 'file'], ['.claude', 'dir'], ['.cursor', 'dir'],
   ['.vscode', 'dir'], ['.idea', 'dir'], ['.codex', 'dir'], ['.gemini', 'dir'], ['.toolgate', 'dir'],
 ];
@@ -122,10 +125,12 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
     // A stand-in another sandbox made (the index sees it as a protected path) is bound and held as a stand-in below.
     for (const p of readonly) if (p.startsWith(r + '/') && kindOf(p)) roBind(p);
     const prot: Array<[string, 'file' | 'dir']> = [...PROTECTED_IN_ROOT, ...extraProtect.map((p): [string, 'dir'] => [p, 'dir'])];
+    const blanked: string[] = [];
     for (const [rel, kind] of prot) {
       const p = path.join(r, rel);
-      // Already read-only as part of a protected folder bound whole (a `.git`): nothing to add, and no mount point can be made there.
-      if (readonly.some((ro) => p === ro || p.startsWith(`${ro}/`))) continue;
+      // Already read-only as part of a protected folder bound whole (a `.git`), or inside a stand-in bound
+      // above: nothing to add, and no mount point can be made there.
+      if (readonly.some((ro) => p === ro || p.startsWith(`${ro}/`)) || blanked.some((b) => p.startsWith(`${b}/`))) continue;
       // Missing, or a stand-in another sandbox made: bind a read-only stand-in so the command cannot
       // create it. bwrap makes the mount point; this sandbox holds it (and its missing parents) until it ends.
       if (!standIns.has(p)) {
@@ -134,6 +139,7 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
       }
       created.push(...standInChain(r, rel));
       a.push('--ro-bind', kind === 'dir' ? blank.dir : blank.file, p);
+      blanked.push(p);
     }
   }
   for (const p of s.protectedAbs) if (kindOf(p)) roBind(p);

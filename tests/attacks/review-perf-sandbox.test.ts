@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { detectBwrap } from '../../src/exec/sandbox.js';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+
+// review-perf, part 3: the sandbox's stand-ins for missing protected paths (held per process,
+// removed after 1 s idle). A stand-in .git was a writable folder around read-only hooks/config.
+
+const hasBwrap = await detectBwrap();
+const skip = !hasBwrap && 'needs bubblewrap (detectBwrap found none, or TOOLGATE_SANDBOX=none)';
+const allow = () => policyFromYaml('sandbox: { backend: bwrap }\nrules:\n  - tool: "*"\n    decision: allow\n');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// Each row: a command run in a workspace without .git; afterwards the host's `git status` must not run anything.
+const ROWS: Array<[string, (mark: string) => string]> = [
+  ['.git/commondir to a config with core.fsmonitor', (m) => `g=.gi; d=\${g}t; mkdir -p evil/objects evil/refs/heads; mkdir -p $d/objects $d/refs/heads; echo 'ref: refs/heads/main' > $d/HEAD; echo ../evil > $d/commondir; printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${m}; false"\\n' > evil/config; true`],
+  ['.git/info/attributes + objects/info/alternates', (m) => `g=.gi; d=\${g}t; mkdir -p $d/info $d/objects/info $d/refs; echo 'ref: refs/heads/main' > $d/HEAD; echo '* filter=x' > $d/info/attributes; echo /tmp > $d/objects/info/alternates; touch ${m}.tried; true`],
+  ['.git replaced by a gitdir file', (m) => `g=.gi; rm -rf \${g}t 2>/dev/null; mkdir -p evil/objects evil/refs; echo 'ref: refs/heads/main' > evil/HEAD; printf '[core]\\n\\tfsmonitor = "touch ${m}; false"\\n' > evil/config; echo 'gitdir: evil' > \${g}t; true`],
+];
+
+test('a command in a workspace without .git cannot plant a repository that runs code on the host\'s next git status', { skip }, async (t) => {
+  for (const [what, cmd] of ROWS) {
+    const { dir, cleanup } = tempDir('tg-rp-git-');
+    const mark = `${dir}.pwned`;
+    const h = new Harness([dir], { policy: allow() });
+    t.after(async () => { await h.session.dispose(); h.close(); cleanup(); rmSync(mark, { force: true }); rmSync(`${mark}.tried`, { force: true }); });
+    const r = await h.call('run_command', { command: cmd(mark) });
+    assert.ok(r.ok || r.error, what);
+    await sleep(1500); // the stand-ins are removed after 1 s idle
+    const g = spawnSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_CEILING_DIRECTORIES: dir.slice(0, dir.lastIndexOf('/')) } });
+    assert.equal(existsSync(mark), false, `${what}: git status ran the planted command (${g.stderr})`);
+    assert.ok(!existsSync(`${dir}/.git`) || !existsSync(`${dir}/.git/HEAD`), `${what}: a .git with a HEAD was left behind`);
+  }
+});
+
+test('controls: in a real repository commands still read git state, and .git stays read-only', { skip }, async (t) => {
+  const { dir, cleanup } = tempDir('tg-rp-git-');
+  const h = new Harness([dir], { policy: allow() });
+  t.after(async () => { await h.session.dispose(); h.close(); cleanup(); });
+  assert.equal(spawnSync('git', ['init', '-q', dir]).status, 0);
+  mkdirSync(`${dir}/src`);
+  const st = await h.call('run_command', { command: 'git status --porcelain; echo rc=$?' });
+  assert.ok(st.ok, JSON.stringify(st.error));
+  assert.match(JSON.stringify(st.data), /rc=0/);
+  const w = await h.call('run_command', { command: 'g=.gi; echo x > ${g}t/HEAD2 && echo wrote' });
+  assert.doesNotMatch(JSON.stringify(w.data ?? {}), /wrote\\n/);
+  assert.equal(existsSync(`${dir}/.git/HEAD2`), false);
+  const ok = await h.call('run_command', { command: 'echo hi > src/a.txt && cat src/a.txt' });
+  assert.ok(ok.ok, JSON.stringify(ok.error));
+});
