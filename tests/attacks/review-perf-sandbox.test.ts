@@ -50,3 +50,17 @@ test('controls: in a real repository commands still read git state, and .git sta
   const ok = await h.call('run_command', { command: 'echo hi > src/a.txt && cat src/a.txt' });
   assert.ok(ok.ok, JSON.stringify(ok.error));
 });
+
+test('mask index: a flood of create/delete events on one name (the kernel queue holds 16,384) does not hide a new .env from the next command', { skip }, async (t) => {
+  const { dir, cleanup } = tempDir('tg-rp-flood-');
+  const h = new Harness([dir], { policy: allow() });
+  t.after(async () => { await h.session.dispose(); h.close(); cleanup(); });
+  const a = await h.call('run_command', { command: 'mkdir -p w/deep && echo made' });
+  assert.ok(a.ok, JSON.stringify(a.error));
+  await sleep(300); // w/deep is watched
+  const flood = 'python3 -c "\nimport os\nfor i in range(300000):\n    fd=os.open(\'w/x\', os.O_CREAT|os.O_WRONLY); os.close(fd); os.unlink(\'w/x\')\nopen(\'w/deep/.en\'+\'v\',\'w\').write(\'S=LEAKED\')\nprint(\'flooded\')\n"';
+  const b = await h.call('run_command', { command: flood, timeout_ms: 120_000 });
+  assert.match(JSON.stringify(b.data ?? b.error), /flooded/);
+  const c = await h.call('run_command', { command: 'e=.en; cat w/deep/${e}v; echo end' });
+  assert.doesNotMatch(JSON.stringify(c.data ?? c.error), /LEAKED/);
+});
