@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { detectBwrap } from '../../src/exec/sandbox.js';
-import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { connectStdio, Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 
 // review-perf, part 3: the sandbox's stand-ins for missing protected paths (held per process,
 // removed after 1 s idle). A stand-in .git was a writable folder around read-only hooks/config.
@@ -63,4 +63,25 @@ test('mask index: a flood of create/delete events on one name (the kernel queue 
   assert.match(JSON.stringify(b.data ?? b.error), /flooded/);
   const c = await h.call('run_command', { command: 'e=.en; cat w/deep/${e}v; echo end' });
   assert.doesNotMatch(JSON.stringify(c.data ?? c.error), /LEAKED/);
+});
+
+test('two toolgate servers on one workspace: one removing its idle stand-in does not open the path to the other\'s running command', {
+  skip,
+  todo: 'stand-ins are counted per server process: server A removes its idle .vscode stand-in (rmdir of a mount point detaches it in every namespace) while server B\'s sandbox bound that folder as an existing one, so B\'s command can create .vscode/tasks.json. Needs a cross-process hold (e.g. a lock file per stand-in in the runtime dir) — documented in docs/commands.md',
+}, async (t) => {
+  const { dir, cleanup } = tempDir('tg-rp-two-');
+  const state = tempDir('tg-rp-two-state-');
+  const pol = `${state.dir}/p.yaml`;
+  writeFileSync(pol, 'sandbox: { backend: bwrap }\nrules:\n  - tool: "*"\n    decision: allow\n');
+  const env = { XDG_STATE_HOME: `${state.dir}/s`, XDG_RUNTIME_DIR: `${state.dir}/r` };
+  mkdirSync(env.XDG_STATE_HOME, { recursive: true }); mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true });
+  const a = await connectStdio(['--workspace', dir, '--policy', pol], { env });
+  const b = await connectStdio(['--workspace', dir, '--policy', pol], { env });
+  t.after(async () => { await a.close().catch(() => {}); await b.close().catch(() => {}); cleanup(); state.cleanup(); });
+  const call = (c: typeof a, args: Record<string, unknown>) => c.client.callTool({ name: 'run_command', arguments: args }, undefined, { timeout: 60_000 });
+  await call(a, { command: 'sleep 0.4', background: true }); // A makes the stand-ins
+  await sleep(200);
+  await call(b, { command: 'sleep 2.5; g=.vs; mkdir -p ${g}code && echo evil > ${g}code/tasks.json', background: true });
+  await sleep(4500);
+  assert.equal(existsSync(`${dir}/.vscode/tasks.json`), false, 'B wrote .vscode/tasks.json after A removed its stand-in');
 });
