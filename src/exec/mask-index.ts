@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
 import type { PathRules } from '../workspace/path-rules.js';
@@ -22,6 +22,19 @@ export const INDEX_CAP = 1_000_000;
 const PENDING_CAP = 20_000;
 
 /**
+ * Every fs.watch of this process is read by libuv from one inotify queue, which holds
+ * fs.inotify.max_queued_events (16,384 by default). Past that the kernel drops events, and libuv
+ * drops its overflow notice: a `.env` created during a flood would never be seen. A drop needs that
+ * many events queued at once, and all of them are read later, so when half as many (a margin) have
+ * arrived, across every index of the process, since an index last answered, it rebuilds instead of
+ * trusting the events. A fact about the process, so counted once for all indexes.
+ */
+const INOTIFY_QUEUE = (() => {
+  try { return Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim()) || 16_384; } catch { return 16_384; }
+})();
+const watchEvents = { seen: 0 };
+
+/**
  * The paths of one root that the sandbox must hide (secrets, paths a user deny rule covers)
  * or make read-only (protected paths at any depth: a nested `.git`, `sub/.vscode`…). Built
  * once by a walk, then kept current by one inotify watch per folder: changed paths are re-judged
@@ -37,6 +50,8 @@ export class MaskIndex {
   private readonly watchers = new Map<string, FSWatcher>();
   private building: Promise<void> | null = null;
   private watchFailed = false;
+  /** watchEvents.seen when this index last answered. */
+  private seenAt = 0;
 
   constructor(readonly root: string, private readonly m: MaskRules, private readonly opts: { watch?: boolean } = {}) {}
 
@@ -62,6 +77,9 @@ export class MaskIndex {
     // runs only after the next poll phase: so every event queued before now has been seen.
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
+    // So many events since the last answer that the kernel may have dropped some: walk again.
+    if (watchEvents.seen - this.seenAt >= INOTIFY_QUEUE / 2) { this.stale = true; this.pending.clear(); }
+    this.seenAt = watchEvents.seen;
     if (this.stale) await this.rebuild();
     else if (this.pending.size) await this.drain();
     const out = new Map<string, MaskKind>();
@@ -85,6 +103,7 @@ export class MaskIndex {
     if (this.opts.watch === false || this.watchers.has(rel)) return;
     try {
       const w = watch(path.join(this.root, rel), { persistent: false }, (ev, name) => {
+        watchEvents.seen++;
         if (name === null || name === undefined) { this.stale = true; return; }
         // A file's content changing (the audit log, a build) does not change what is masked: only names do.
         if (ev === 'change') return;
