@@ -48,6 +48,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
   process.stdin.on('end', () => void shutdown('stdin closed', 30_000));
   // Our own reader: answers JSON-RPC batches and malformed lines, which the SDK's drops.
   const t = new LineStdioTransport();
+  t.fastPath = mcp.fastPath;
   t.onclose = () => void shutdown('transport closed');
   await mcp.server.connect(t);
   log.info({ roots: ceiling, policy: rt.policy.origin, profile: rt.policy.profile, mode: rt.policy.mode }, 'toolgate serving on stdio');

@@ -13,8 +13,30 @@ export function idOf(v: unknown): Id | null {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
+const plain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * True for a plain request or notification that the SDK's JSONRPCMessageSchema certainly
+ * accepts as it is (a subset of it, checked without a zod pass): the common case of every
+ * call. Anything else — responses, odd ids, task metadata — takes the schema.
+ */
+export function isPlainRequest(v: unknown): v is JSONRPCMessage {
+  if (!plain(v) || v.jsonrpc !== '2.0' || typeof v.method !== 'string') return false;
+  for (const k in v) if (!REQUEST_KEYS.has(k)) return false;
+  if ('id' in v && typeof v.id !== 'string' && !Number.isSafeInteger(v.id)) return false;
+  if (v.params === undefined) return true;
+  if (!plain(v.params)) return false;
+  const meta = v.params._meta;
+  if (meta === undefined) return true;
+  if (!plain(meta) || 'io.modelcontextprotocol/related-task' in meta) return false;
+  const token = meta.progressToken;
+  return token === undefined || typeof token === 'string' || Number.isSafeInteger(token);
+}
+
 /** A parsed JSON value as a JSON-RPC message, or the -32600 reply it earns (with its id when it had a usable one). */
 export function checkMessage(value: unknown): { ok: JSONRPCMessage } | { error: JSONRPCMessage } {
+  if (isPlainRequest(value)) return { ok: value };
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return { ok: parsed.data };
   return { error: errorReply(-32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response', idOf(value)) };

@@ -1,9 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema,
-  type ServerNotification, type ServerRequest,
+  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, RootsListChangedNotificationSchema,
+  type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { toCallToolResult } from '../core/envelope.js';
 import { runCall } from '../core/pipeline.js';
 import type { Runtime } from '../core/runtime.js';
@@ -13,6 +12,8 @@ import { VERSION } from '../version.js';
 
 export interface McpSession {
   server: Server;
+  /** For a transport that can answer tools/call itself (stdio). */
+  fastPath: FastPath;
   roots: SessionRoots;
   session: Session;
   /** graceMs: let calls in flight finish for that long before they are cancelled (default: cancel now). */
@@ -37,15 +38,43 @@ export function listEntry(t: Runtime['tools'] extends ReadonlyMap<string, infer 
   };
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+interface CallParams { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } & Record<string, unknown> }
+interface CallCtx {
+  signal: AbortSignal;
+  /** The controller behind `signal`, when the caller lets the call abort it directly. */
+  ctrl?: AbortController;
+  requestId: string | number;
+  sessionId?: string;
+  sendNotification: (n: { method: string; params: Record<string, unknown> }) => Promise<void>;
+}
 
-function progressFor(extra: Extra) {
-  const token = extra._meta?.progressToken;
+/** Answers a message itself (true) or leaves it to the SDK (false); `send` writes to the client. */
+export type FastPath = (msg: JSONRPCMessage, send: (m: JSONRPCMessage) => Promise<void>) => boolean;
+
+const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The params of a tools/call the fast path takes: what the SDK's CallToolRequestSchema accepts,
+ * narrowed to the plain case (no task, a well-typed progress token). Anything else: undefined,
+ * and the SDK handles it (and words its errors).
+ */
+export function fastCallParams(p: unknown): CallParams | undefined {
+  if (!isPlain(p) || typeof p.name !== 'string' || 'task' in p) return undefined;
+  if (p.arguments !== undefined && !isPlain(p.arguments)) return undefined;
+  if (p._meta !== undefined) {
+    if (!isPlain(p._meta)) return undefined;
+    const token = p._meta.progressToken;
+    if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return undefined;
+  }
+  return p as unknown as CallParams;
+}
+
+function progressFor(token: string | number | undefined, send: CallCtx['sendNotification']) {
   let n = 0;
   return (message: string, progress?: number, total?: number) => {
     if (token === undefined) return;
     n = progress ?? n + 1;
-    extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, ...(total !== undefined ? { total } : {}), message } })
+    send({ method: 'notifications/progress', params: { progressToken: token, progress: n, ...(total !== undefined ? { total } : {}), message } })
       .catch(() => {});
   };
 }
@@ -68,17 +97,22 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
   // Calls under way, so that closing the session cancels them and waits for their audit records.
   const inflight = new Set<{ ctrl: AbortController; done: Promise<unknown> }>();
 
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const ctrl = new AbortController();
-    const onAbort = () => ctrl.abort(extra.signal.reason);
-    if (extra.signal.aborted) ctrl.abort(extra.signal.reason);
-    else extra.signal.addEventListener('abort', onAbort, { once: true });
-    const call = runCall(rt, roots, req.params.name, req.params.arguments ?? {}, {
+  /** One tools/call, from the SDK's dispatch or from the stdio fast path: the same pipeline, the same result. */
+  const handleCall = async (params: CallParams, ctx: CallCtx) => {
+    // The fast path hands over a controller of its own; the SDK's signal is linked to a new one.
+    const own = ctx.ctrl;
+    const ctrl = own ?? new AbortController();
+    const onAbort = () => ctrl.abort(ctx.signal.reason);
+    if (!own) {
+      if (ctx.signal.aborted) ctrl.abort(ctx.signal.reason);
+      else ctx.signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const call = runCall(rt, roots, params.name, params.arguments ?? {}, {
       signal: ctrl.signal,
-      progress: progressFor(extra),
-      notify: async (level, data) => { await server.sendLoggingMessage({ level, logger: 'toolgate', data }, extra.sessionId).catch(() => {}); },
-      meta: req.params._meta as Record<string, unknown> | undefined,
-      requestId: extra.requestId,
+      progress: progressFor(params._meta?.progressToken, ctx.sendNotification),
+      notify: async (level, data) => { await server.sendLoggingMessage({ level, logger: 'toolgate', data }, ctx.sessionId).catch(() => {}); },
+      meta: params._meta as Record<string, unknown> | undefined,
+      requestId: ctx.requestId,
     });
     const entry = { ctrl, done: call.catch(() => {}) };
     inflight.add(entry);
@@ -87,9 +121,44 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
       return toCallToolResult(outcome.envelope, outcome.content);
     } finally {
       inflight.delete(entry);
-      extra.signal.removeEventListener('abort', onAbort);
+      if (!own) ctx.signal.removeEventListener('abort', onAbort);
     }
-  });
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => handleCall(req.params as CallParams, {
+    signal: extra.signal, requestId: extra.requestId, sessionId: extra.sessionId,
+    sendNotification: (n) => extra.sendNotification(n as never),
+  }));
+
+  // The stdio fast path: a well-formed tools/call is answered here without the SDK's dispatch,
+  // which parses every request twice and every result once with zod (a third of a small read's
+  // server time). Anything it does not recognise goes the SDK's way, errors included.
+  const fastCalls = new Map<string | number, { ctrl: AbortController; cancelled: boolean }>();
+  const fastPath: FastPath = (msg, send) => {
+    if (!initialized || !('method' in msg)) return false;
+    if (msg.method === 'notifications/cancelled' && !('id' in msg)) {
+      const id = (msg.params as { requestId?: unknown } | undefined)?.requestId;
+      const call = typeof id === 'string' || typeof id === 'number' ? fastCalls.get(id) : undefined;
+      if (call) { call.cancelled = true; call.ctrl.abort((msg.params as { reason?: unknown }).reason ?? 'cancelled'); }
+      return false;
+    }
+    if (msg.method !== 'tools/call' || !('id' in msg)) return false;
+    const id = (msg as { id: unknown }).id;
+    if ((typeof id !== 'string' && !Number.isSafeInteger(id)) || fastCalls.has(id as string | number)) return false;
+    const params = fastCallParams(msg.params);
+    if (!params) return false;
+    const call = { ctrl: new AbortController(), cancelled: false };
+    fastCalls.set(id as string | number, call);
+    // A request the client cancelled gets no answer (as the SDK does); one cut by close() does.
+    handleCall(params, {
+      signal: call.ctrl.signal, ctrl: call.ctrl, requestId: id as string | number,
+      sendNotification: (n) => send({ jsonrpc: '2.0', ...n } as JSONRPCMessage),
+    }).then(
+      (result) => { if (!call.cancelled) return send({ jsonrpc: '2.0', id, result } as unknown as JSONRPCMessage); },
+      (e: unknown) => { if (!call.cancelled) return send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: (e as Error)?.message ?? 'Internal error' } } as unknown as JSONRPCMessage); },
+    ).catch(() => {}).finally(() => fastCalls.delete(id as string | number));
+    return true;
+  };
 
   // Upstream tools come and go (an upstream connects, restarts, is trusted): tell the client.
   let initialized = false;
@@ -136,7 +205,7 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
   };
 
   return {
-    server, roots, session,
+    server, fastPath, roots, session,
     async close(opts: { graceMs?: number } = {}) {
       const settle = (ms: number) => Promise.race([
         Promise.allSettled([...inflight].map((c) => c.done)),

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { BatchReplies, checkMessage, errorReply } from './batch.js';
+import type { FastPath } from './mcp-server.js';
 
 /** The SDK's own cap on one stdio message. */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -21,6 +22,8 @@ export class LineStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Sees each single (non-batch) message first; when it answers one, the SDK never sees it. */
+  fastPath?: FastPath;
 
   private chunks: Buffer[] = [];
   private size = 0;
@@ -87,7 +90,7 @@ export class LineStdioTransport implements Transport {
     if (!Array.isArray(value)) {
       const msg = checkMessage(value);
       if ('error' in msg) void this.write([msg.error]);
-      else this.onmessage?.(msg.ok);
+      else if (!this.fastPath?.(msg.ok, this.sendDirect)) this.onmessage?.(msg.ok);
       return;
     }
     if (value.length === 0) {
@@ -106,6 +109,8 @@ export class LineStdioTransport implements Transport {
       else this.stdout.once('drain', resolve);
     });
   }
+
+  private readonly sendDirect = (message: JSONRPCMessage) => this.write([message]);
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.batches.hold(message)) await this.write([message]);
