@@ -105,6 +105,8 @@ export function readSmallFileSync(rp: ResolvedPath, ws: Workspace, max = SYNC_RE
       if (n === 0) break;
       off += n;
       if (off === buf.length) return null;
+      // The size fstat gave, and not the byte more asked for: that is the end (no read of 0 to confirm).
+      if (off === st.size) break;
     }
     return { bytes: buf.subarray(0, off), stat: st };
   } finally {

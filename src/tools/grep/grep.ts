@@ -247,7 +247,7 @@ export const grepTool = defineTool({
       const what = q.mode === 'files_with_matches' ? fileWord : `${plural(page.matchTotal, 'match', 'matches')} in ${fileWord}`;
       // Past the budget only the page was checked: say how far the count goes, not a misleading small total.
       header = overBudget ? `Found more than ${VERIFY_BUDGET} matching files` : `Found ${atLeast}${what}`;
-      if (page.shown < page.available || offset > 0) header += page.shown ? ` (showing ${offset + 1}–${offset + page.shown})` : ` (none after offset ${offset})`;
+      if (page.shown < page.available || offset > 0) header += page.shown ? ` (showing ${offset + 1}-${offset + page.shown})` : ` (none after offset ${offset})`;
       header += '.';
       if (truncated) header += ` Narrow with glob, type or path, or page on with offset ${offset + page.shown}.`;
     }

@@ -139,7 +139,7 @@ export const readFileTool = defineTool({
       let text: string;
       if (scan.total_lines === 0) text = `${rp.display} is empty (0 lines).`;
       else if (shown === 0) text = `offset ${args.offset} is past the end of ${rp.display}, which has ${scan.total_lines} lines; read from offset 1.`;
-      else text = `${rp.display}: ${shown === 1 ? `line ${args.offset}` : `lines ${args.offset}–${lastShown}`} of ${scan.total_lines}.`;
+      else text = `${rp.display}: ${shown === 1 ? `line ${args.offset}` : `lines ${args.offset}-${lastShown}`} of ${scan.total_lines}.`;
       if (next !== null) text += ` More follows: read again with offset ${next}.`;
       if (lim.truncated) text += ' The page was cut to the output limit; the whole page is in storage_ref.';
       if (scan.lines_cut) text += ` ${scan.lines_cut} long line${scan.lines_cut === 1 ? ' was' : 's were'} cut at ${MAX_LINE_CHARS} characters.`;
