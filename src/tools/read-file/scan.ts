@@ -144,11 +144,46 @@ export async function scanText(fh: FileHandle, opts: { offset: number; limit: nu
   return scanner.finish();
 }
 
-/** Scans bytes already in memory (a small file read in one go): same result as scanText. */
+/**
+ * Scans bytes already in memory (a small file read in one go): the same result as scanText,
+ * from one decode of the whole buffer. That is the same text as decoding line by line: a
+ * newline byte never belongs to a UTF-8 sequence, valid or not, so it ends a cut one there too;
+ * and a long line cut after maxLineChars keeps the same first characters either way.
+ */
 export function scanBytes(bytes: Buffer, opts: { offset: number; limit: number; maxLineChars: number; display: string }): TextScan {
-  const scanner = new TextScanner(opts, false);
-  for (let off = 0; off < bytes.length; off += CHUNK) scanner.push(bytes.subarray(off, Math.min(bytes.length, off + CHUNK)));
-  return scanner.finish();
+  if (looksBinary(bytes.subarray(0, SNIFF_BYTES))) throw binaryError(opts.display);
+  const text = bytes.toString('utf8');
+  const first = opts.offset;
+  const last = opts.offset + opts.limit - 1;
+  const max = opts.maxLineChars;
+  const lines: string[] = [];
+  let linesCut = 0;
+  let crlf = 0;
+  let lf = 0;
+  let lineNo = 1;
+  for (let pos = 0; pos < text.length; lineNo++) {
+    const nl = text.indexOf('\n', pos);
+    const end = nl < 0 ? text.length : nl;
+    const cr = nl >= 0 && end > pos && text.charCodeAt(end - 1) === 13;
+    if (nl >= 0) { if (cr) crlf++; else lf++; }
+    if (lineNo >= first && lineNo <= last) {
+      let line = text.slice(pos, cr ? end - 1 : end);
+      if (line.length > max) {
+        line = `${line.slice(0, max)} … [line cut at ${max} characters]`;
+        linesCut++;
+      }
+      lines.push(line);
+    }
+    pos = nl < 0 ? text.length : nl + 1;
+  }
+  return {
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    total_lines: lineNo - 1,
+    lines,
+    lines_cut: linesCut,
+    line_ending: crlf && lf ? 'mixed' : crlf ? 'crlf' : lf ? 'lf' : 'none',
+  };
 }
 
 export function binaryError(display: string): ToolError {
