@@ -4,12 +4,14 @@ import { ToolError } from './errors.js';
  * Runs work with its own AbortSignal that fires on the caller's cancel or on the time
  * limit. The result is settled as soon as either fires, even if the work ignores the signal.
  */
-export async function withDeadline<T>(outer: AbortSignal, timeoutMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const ctrl = new AbortController();
+export async function withDeadline<T>(outer: AbortSignal, timeoutMs: number, work: (signal: AbortSignal) => Promise<T>, own?: AbortController): Promise<T> {
+  // `own`: the controller behind `outer`, which only this call uses: the time limit aborts it
+  // directly instead of a second controller linked to it (an AbortController is not cheap).
+  const ctrl = own && own.signal === outer ? own : new AbortController();
   let timedOut = false;
   const onAbort = () => ctrl.abort(outer.reason);
   if (outer.aborted) throw new ToolError('Cancelled', 'The call was cancelled before it started.');
-  outer.addEventListener('abort', onAbort, { once: true });
+  if (ctrl !== own) outer.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => { timedOut = true; ctrl.abort(new Error('timeout')); }, timeoutMs);
   let rejectOnAbort: (e: unknown) => void = () => {};
   const aborted = new Promise<never>((_, reject) => { rejectOnAbort = reject; });
@@ -27,7 +29,7 @@ export async function withDeadline<T>(outer: AbortSignal, timeoutMs: number, wor
     throw e;
   } finally {
     clearTimeout(timer);
-    outer.removeEventListener('abort', onAbort);
+    if (ctrl !== own) outer.removeEventListener('abort', onAbort);
     ctrl.signal.removeEventListener('abort', onInner);
   }
 }

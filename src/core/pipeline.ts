@@ -24,6 +24,8 @@ import { previewDiff } from '../approvals/preview.js';
 
 export interface CallMeta {
   signal: AbortSignal;
+  /** The controller behind `signal` when only this call uses it (the time limit may abort it). */
+  ctrl?: AbortController;
   progress?: (message: string, progress?: number, total?: number) => void;
   notify?: (level: 'info' | 'notice' | 'warning' | 'error', data: unknown) => Promise<void>;
   /** The request's _meta (may carry "toolgate/version"). */
@@ -144,10 +146,13 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
     if (tool.inspect) await tool.inspect(parsed, plan, planCtx);
     const timeout = tool.timeout_ms ?? rt.policy.data.limits.timeout_ms;
     const toolForCtx = tool;
+    let childLog: ToolContext['log'] | undefined;
     result = await withDeadline(signal, timeout, (sig) => {
       const ctx: ToolContext = {
         workspace: ws!, policy: rt.policy, session, signal: sig, callId, traceId, requestId: meta.requestId,
-        limits: rt.policy.data.limits, log: rt.log.child({ tool: toolForCtx.name, callId }),
+        limits: rt.policy.data.limits,
+        // Made when a tool logs (few do): a pino child per call is not free.
+        get log() { return (childLog ??= rt.log.child({ tool: toolForCtx.name, callId })); },
         progress,
         notify: meta.notify ?? (async () => {}),
         spill: async (content, ext = 'txt') => {
@@ -157,7 +162,7 @@ export async function runCall(rt: Runtime, sw: SessionWorkspace, name: string, r
         },
       };
       return toolForCtx.execute(parsed, plan, ctx);
-    });
+    }, meta.ctrl);
   } catch (e) {
     error = isToolError(e) ? e : new ToolError('Internal', `toolgate failed inside ${tool?.name ?? name}: ${(e as Error)?.message ?? String(e)}. This is a bug; the call did not complete.`, { cause: e });
     if (!isToolError(e)) rt.log.error({ err: e, tool: name }, 'internal error');

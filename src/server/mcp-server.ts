@@ -108,7 +108,7 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
       else ctx.signal.addEventListener('abort', onAbort, { once: true });
     }
     const call = runCall(rt, roots, params.name, params.arguments ?? {}, {
-      signal: ctrl.signal,
+      signal: ctrl.signal, ctrl,
       progress: progressFor(params._meta?.progressToken, ctx.sendNotification),
       notify: async (level, data) => { await server.sendLoggingMessage({ level, logger: 'toolgate', data }, ctx.sessionId).catch(() => {}); },
       meta: params._meta as Record<string, unknown> | undefined,

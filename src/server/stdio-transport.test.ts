@@ -85,3 +85,19 @@ test('close stops reading and reports it', async () => {
   assert.equal(closed, true);
   assert.equal(r.got.length, 0);
 });
+
+test('answers written in one turn leave together after it; close() writes what is still held', async () => {
+  const r = rig();
+  await r.t.start();
+  const chunks: string[] = [];
+  (r.t as unknown as { stdout: PassThrough }).stdout.on('data', (c: Buffer) => chunks.push(c.toString()));
+  void r.t.send({ jsonrpc: '2.0', id: 1, result: {} } as JSONRPCMessage);
+  void r.t.send({ jsonrpc: '2.0', id: 2, result: {} } as JSONRPCMessage);
+  // Held until the turn ends: nothing on the wire yet.
+  assert.deepEqual(chunks, []);
+  await r.tick();
+  assert.deepEqual(r.written.map((m) => (m as { id: number }).id), [1, 2]);
+  void r.t.send({ jsonrpc: '2.0', id: 3, result: {} } as JSONRPCMessage);
+  await r.t.close(); // before the turn ends (as on shutdown): still written
+  assert.ok(chunks.join('').includes('"id":3'));
+});
