@@ -12,7 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { callOk, connect, FS_SERVER, peakRssMb, REPO, TOOLGATE_CLI, type Connected } from './clients.js';
-import { fmt, median, ratio, timeRuns } from './stats.js';
+import { fmt, median, ratio, timeInterleaved, timeRuns } from './stats.js';
 import { ensureTree, NEEDLE, resetEditFiles } from './tree.js';
 
 const run = promisify(execFile);
@@ -77,14 +77,13 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
     if (info && tg.tools.has('read_file')) {
       const n = quick ? 100 : 300;
       const abs = path.join(root, info.sampleFile4k);
-      const t = await timeRuns(n, () => callOk(tg, 'read_file', { path: info.sampleFile4k }), 20);
-      const f = await timeRuns(n, () => callOk(fsS, 'read_text_file', { path: abs }), 20);
+      const [t, f] = await timeInterleaved(n, [() => callOk(tg, 'read_file', { path: info.sampleFile4k }), () => callOk(fsS, 'read_text_file', { path: abs })], 20);
       const b = await timeRuns(n, () => readFile(abs, 'utf8'), 20);
       rows.push({ group: g, op: `read_file 4 KB (p50 of ${n})`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'fs.readFile' });
 
       const par = (c: () => Promise<unknown>) => timeRuns(quick ? 10 : 30, () => Promise.all(Array.from({ length: 50 }, c)), 3);
-      const tp = await par(() => callOk(tg, 'read_file', { path: info.sampleFile4k }));
-      const fp = await par(() => callOk(fsS, 'read_text_file', { path: abs }));
+      const fifty = (c: () => Promise<unknown>) => () => Promise.all(Array.from({ length: 50 }, c));
+      const [tp, fp] = await timeInterleaved(quick ? 10 : 30, [fifty(() => callOk(tg, 'read_file', { path: info.sampleFile4k })), fifty(() => callOk(fsS, 'read_text_file', { path: abs }))], 3);
       const bp = await par(() => readFile(abs, 'utf8'));
       rows.push({ group: g, op: '50 concurrent read_file (wall, p50)', toolgate: median(tp), fsserver: median(fp), baseline: median(bp), baselineName: '50 × fs.readFile',
         note: `50 sequential toolgate reads ≈ ${fmt(median(t) * 50)} ms` });
@@ -93,8 +92,10 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
       const dir = info.sampleDir;
       const abs = path.join(root, dir);
       let counts = '';
-      const t = await timeRuns(50, async () => { const r = await callOk(tg, 'list_dir', { path: dir }); counts = `toolgate ${(r.data as { entries: unknown[] }).entries.length} entries (name, type, size, mtime)`; }, 5);
-      const f = await timeRuns(50, () => callOk(fsS, 'list_directory', { path: abs }), 5);
+      const [t, f] = await timeInterleaved(50, [
+        async () => { const r = await callOk(tg, 'list_dir', { path: dir }); counts = `toolgate ${(r.data as { entries: unknown[] }).entries.length} entries (name, type, size, mtime)`; },
+        () => callOk(fsS, 'list_directory', { path: abs }),
+      ], 5);
       const b = await timeRuns(50, async () => {
         const es = await readdir(abs, { withFileTypes: true });
         await Promise.all(es.map((e) => stat(path.join(abs, e.name))));

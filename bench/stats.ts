@@ -32,3 +32,21 @@ export function ratio(a: number | undefined, b: number | undefined): string {
   if (a === undefined || b === undefined || !b) return 'n/a';
   return `${(a / b).toFixed(2)}×`;
 }
+
+/**
+ * Runs each fn n times, alternating between them call by call (A B, then B A, …) after `warm`
+ * unmeasured rounds: servers compared this way see the same machine state (load, CPU clock,
+ * cache), where one block after the other would not. Returns the wall times per fn.
+ */
+export async function timeInterleaved(n: number, fns: Array<() => Promise<unknown>>, warm = 1): Promise<number[][]> {
+  const out = fns.map(() => [] as number[]);
+  for (let i = -warm; i < n; i++) {
+    const order = i % 2 === 0 ? fns.map((_, k) => k) : fns.map((_, k) => fns.length - 1 - k);
+    for (const k of order) {
+      const t = performance.now();
+      await fns[k]!();
+      if (i >= 0) out[k]!.push(performance.now() - t);
+    }
+  }
+  return out;
+}
