@@ -58,7 +58,8 @@ export class AuditWriter {
     if (fstatSync(this.fd).size !== this.knownSize) this.resync();
     const line = JSON.stringify({ ...rec, prev_hash: this.prev });
     const buf = Buffer.from(line + '\n', 'utf8');
-    writeSync(this.fd, buf);
+    // A write may take fewer bytes than it was given; the rest follows it (one writer, O_APPEND).
+    for (let off = 0; off < buf.length;) off += writeSync(this.fd, buf, off, buf.length - off);
     if (this.fsync) fsyncSync(this.fd);
     this.knownSize += buf.length;
     this.prev = hashLine(line);
