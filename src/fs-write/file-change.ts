@@ -160,6 +160,11 @@ export async function executeFileChange<A extends FileChangeArgs, X>(args: A, pl
     const after = t.after !== undefined ? t.after : tryDecodeText(buf);
     const bothCrlf = before?.eol === 'crlf' && after?.eol === 'crlf';
     const unchanged = !!current && current.buf.equals(buf);
+    const writes = !args.dry_run && !unchanged;
+    if (writes && !current && args.create_dirs) rp = (await createParents(rp, ws)).rp;
+    // The write starts first: the diff and the hash are worked out while its fdatasync waits on the disk.
+    const writing = writes ? atomicWrite(rp.abs, rp.display, buf, current?.stat ?? null, ws.rules.allowHardlinks) : null;
+    writing?.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
     const { diff, stats } = unchanged ? { diff: '', stats: { added: 0, removed: 0 } } : unifiedDiff([{
       from: current ? rp.display : null, to: rp.display,
       oldText: before ? (bothCrlf ? toLf(before.text) : before.text) : null,
@@ -168,9 +173,8 @@ export async function executeFileChange<A extends FileChangeArgs, X>(args: A, pl
     }]);
     const newSha = sha256(buf);
     let mtime: number | null = null;
-    if (!args.dry_run && !unchanged) {
-      if (!current && args.create_dirs) rp = (await createParents(rp, ws)).rp;
-      const st = await atomicWrite(rp.abs, rp.display, buf, current?.stat ?? null, ws.rules.allowHardlinks);
+    if (writing) {
+      const st = await writing;
       mtime = st.mtimeMs;
       if (knew) ctx.session.recordRead(rp.abs, { size: buf.length, mtime_ms: st.mtimeMs, sha256: newSha });
     } else if (unchanged) {
