@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ToolError } from '../core/errors.js';
 import type { PathAccess, ResolvedPath } from '../core/types.js';
 import type { PathRules } from './path-rules.js';
+import { IgnoreCompileCache } from '../tools/walk/ignore-cache.js';
 import { ruleRefusal, secretsRefusal, spillRefusal, type PathGate, type SpillGuard } from './path-gate.js';
 
 const sep = '/';
@@ -36,11 +37,13 @@ export class Workspace {
     readonly gate?: PathGate,
     /** Which spill files this session may read (set by the pipeline). */
     readonly spills?: SpillGuard,
+    /** Compiled .gitignore rules by text, reused across calls (see IgnoreCompileCache). */
+    readonly ignoreCache: IgnoreCompileCache = new IgnoreCompileCache(),
   ) {}
 
   /** The same workspace judged for one call: the tool's path rules and the session's spills. */
   forCall(gate: PathGate | undefined, spills: SpillGuard | undefined): Workspace {
-    return new Workspace(this.roots, this.rules, this.emptyReason, gate, spills);
+    return new Workspace(this.roots, this.rules, this.emptyReason, gate, spills, this.ignoreCache);
   }
 
   /** Resolves every directory to its real path; refuses what is not a directory. */

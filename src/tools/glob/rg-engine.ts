@@ -71,7 +71,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   const { ws, start, compiled, prefix } = o;
   const filter = new EntryFilter(ws, { hidden: o.hidden, gitignore: o.gitignore });
   const wsRoot = ws.roots[start.rootIndex]!;
-  const startStack = o.gitignore ? await ancestorIgnores(wsRoot, start.relToRoot, DEFAULT_IGNORE_FILES, o.named) : IgnoreStack.empty();
+  const startStack = o.gitignore ? await ancestorIgnores(wsRoot, start.relToRoot, DEFAULT_IGNORE_FILES, o.named, ws.ignoreCache) : IgnoreStack.empty(ws.ignoreCache);
   // rg reads no ignore file above the start (--no-ignore-parent): when some apply, the walker's stack decides for every entry.
   const emulate = startStack.size > 0;
   const asks = !!ws.gate?.asks;

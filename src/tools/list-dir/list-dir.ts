@@ -84,7 +84,7 @@ export const listDirTool = defineTool({
     const filter = new EntryFilter(ws, { hidden: args.hidden, gitignore: args.gitignore });
     const ignoreMatch = args.ignore?.length ? picomatch(args.ignore, { dot: true }) : null;
     const root = ws.roots[rp.rootIndex]!;
-    let stack = args.gitignore ? await ancestorIgnores(root, rp.relToRoot, DEFAULT_IGNORE_FILES) : IgnoreStack.empty();
+    let stack = args.gitignore ? await ancestorIgnores(root, rp.relToRoot, DEFAULT_IGNORE_FILES, rp.relToRoot, ws.ignoreCache) : IgnoreStack.empty(ws.ignoreCache);
 
     // Linux: the verified descriptor is opened and the first entries read synchronously (no
     // thread-pool round trips for an ordinary folder); elsewhere the asynchronous openDir.

@@ -1,6 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import ignore, { type Ignore } from 'ignore';
-import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
+import { compileIgnore, testIgnore, type CompiledIgnore, type IgnoreCompileCache } from './ignore-cache.js';
 
 /** Ignore files read in every directory, in order: a later file's rules win (as ripgrep ranks .ignore over .gitignore). */
 export const DEFAULT_IGNORE_FILES = ['.gitignore', '.ignore'];
@@ -11,7 +10,7 @@ const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 interface Level {
   /** The directory the rules belong to, relative to the root ('' for the root). */
   base: string;
-  ig: Ignore;
+  ig: CompiledIgnore;
 }
 
 /**
@@ -19,10 +18,11 @@ interface Level {
  * Immutable, so sibling directories share their parent's stack.
  */
 export class IgnoreStack {
-  private constructor(private readonly levels: readonly Level[]) {}
+  private constructor(private readonly levels: readonly Level[], private readonly cache: IgnoreCompileCache | undefined) {}
 
-  static empty(): IgnoreStack {
-    return new IgnoreStack([]);
+  /** `cache` (the workspace's) reuses compiled rules across calls; without it every stack compiles its own. */
+  static empty(cache?: IgnoreCompileCache): IgnoreStack {
+    return new IgnoreStack([], cache);
   }
 
   get size(): number {
@@ -33,8 +33,8 @@ export class IgnoreStack {
   with(base: string, texts: string[]): IgnoreStack {
     const rules = texts.join('\n');
     if (!/^[ \t]*[^#\s]/m.test(rules)) return this;
-    const ig = ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(rules);
-    return new IgnoreStack([...this.levels, { base, ig }]);
+    const ig = this.cache ? this.cache.get(rules) : compileIgnore(rules);
+    return new IgnoreStack([...this.levels, { base, ig }], this.cache);
   }
 
   /**
@@ -48,12 +48,12 @@ export class IgnoreStack {
       const rel = base === '' ? relDir : relDir.startsWith(base + '/') ? relDir.slice(base.length + 1) : '';
       if (rel === '') return true;
       try {
-        return !ig.test(rel + '/').ignored;
+        return !testIgnore(ig, rel + '/').ignored;
       } catch {
         return true;
       }
     });
-    return keep.length === this.levels.length ? this : new IgnoreStack(keep);
+    return keep.length === this.levels.length ? this : new IgnoreStack(keep, this.cache);
   }
 
   /**
@@ -72,7 +72,7 @@ export class IgnoreStack {
       if (rel === '') continue;
       let r;
       try {
-        r = ig.test(isDir ? rel + '/' : rel);
+        r = testIgnore(ig, isDir ? rel + '/' : rel);
       } catch {
         continue; // a name the ignore package cannot read as a relative path: no rule applies
       }
@@ -136,8 +136,8 @@ export async function readIgnoreFiles(dirPath: string, present: ReadonlySet<stri
  * subdirectory. The start directory's own files are read by the walk itself. Levels that
  * ignore `named` (the folder the caller named, by default `relDir`) are dropped.
  */
-export async function ancestorIgnores(root: string, relDir: string, files: readonly string[], named = relDir): Promise<IgnoreStack> {
-  let stack = IgnoreStack.empty();
+export async function ancestorIgnores(root: string, relDir: string, files: readonly string[], named = relDir, cache?: IgnoreCompileCache): Promise<IgnoreStack> {
+  let stack = IgnoreStack.empty(cache);
   if (relDir === '') return stack;
   const parts = relDir.split('/');
   for (let i = 0; i < parts.length; i++) {

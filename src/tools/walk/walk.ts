@@ -98,7 +98,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   const result: WalkResult = { visited: 0, dirs: 0, stopped: null, skipped: { hidden: 0, denied: 0, state: 0, ignored: 0, policy: 0, unreadable: 0 } };
   const stop = (why: StopReason) => { if (!result.stopped) result.stopped = why; };
 
-  const startStack = gitignore ? await ancestorIgnores(root, o.start.relToRoot, ignoreFiles, o.named ?? o.start.relToRoot) : IgnoreStack.empty();
+  const startStack = gitignore ? await ancestorIgnores(root, o.start.relToRoot, ignoreFiles, o.named ?? o.start.relToRoot, ws.ignoreCache) : IgnoreStack.empty(ws.ignoreCache);
   const queue: DirTask[] = [{ abs: o.start.abs, relToRoot: o.start.relToRoot, rel: '', depth: 0, stack: startStack }];
   let nextProgress = 5000;
 

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Harness, tempDir } from '../../testing/helpers.js';
+import { IgnoreCompileCache, compileIgnore, testIgnore } from './ignore-cache.js';
+
+test('ignore cache: the same text gives the same compiled rules; another text another', () => {
+  const c = new IgnoreCompileCache();
+  const a = c.get('*.log\n');
+  assert.equal(c.get('*.log\n'), a);
+  const b = c.get('*.tmp\n');
+  assert.notEqual(b, a);
+  assert.equal(testIgnore(a, 'x.log').ignored, true);
+  assert.equal(testIgnore(b, 'x.log').ignored, false);
+  assert.equal(c.size, 2);
+});
+
+test('ignore cache: bounded by entries (least recently used dropped first)', () => {
+  const c = new IgnoreCompileCache();
+  const first = c.get('rule0\n');
+  for (let i = 1; i <= 300; i++) c.get(`rule${i}\n`);
+  assert.ok(c.size <= 256, `size ${c.size}`);
+  assert.notEqual(c.get('rule0\n'), first, 'the oldest entry was dropped and is compiled again');
+});
+
+test('ignore cache: emptying the package memo after many tests keeps the answers', () => {
+  const c = compileIgnore('*.log\n!keep.log\nbuild/\n');
+  const want = (p: string) => (p.endsWith('.log') && !p.endsWith('keep.log')) || p.startsWith('build/');
+  for (let i = 0; i < 120_000; i++) {
+    const p = i % 3 === 0 ? `d${i}/a.log` : i % 3 === 1 ? `d${i}/keep.log` : `build/f${i}`;
+    assert.equal(testIgnore(c, p).ignored, want(p), p);
+  }
+  assert.ok(c.tests < 50_001, 'the memo was emptied on the way');
+});
+
+/** list_dir through one long-lived runtime (cache warm) vs a fresh runtime (nothing cached): the same answer after every change. */
+test('list_dir with the cache: an ignore file changed, replaced by a link, deleted, or changed above the folder is seen at once', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const root = tmp.dir;
+  mkdirSync(path.join(root, 'sub/inner'), { recursive: true });
+  for (const f of ['a.log', 'b.txt', 'c.tmp', 'sub/inner/x.log', 'sub/inner/y.tmp', 'sub/inner/z.txt']) writeFileSync(path.join(root, f), 'x');
+  const warm = new Harness([root]);
+  t.after(() => warm.close());
+  const names = async (h: Harness, p: string) => {
+    const env = (await h.call('list_dir', { path: p })) as { ok: boolean; data: { entries: Array<{ name: string }> } };
+    assert.equal(env.ok, true);
+    return env.data.entries.map((e) => e.name).join(',');
+  };
+  const same = async (step: string, want: Record<string, string>) => {
+    const cold = new Harness([root]);
+    try {
+      for (const [p, w] of Object.entries(want)) {
+        const a = await names(warm, p);
+        assert.equal(a, w, `${step}: ${p} (cached)`);
+        assert.equal(await names(cold, p), a, `${step}: ${p} (uncached)`);
+        assert.equal(await names(warm, p), a, `${step}: ${p} (cached, again)`);
+      }
+    } finally {
+      cold.close();
+    }
+  };
+  const gi = path.join(root, '.gitignore');
+  writeFileSync(gi, '*.log\n');
+  await same('*.log', { '.': 'sub,b.txt,c.tmp', 'sub/inner': 'y.tmp,z.txt' });
+  writeFileSync(gi, '*.tmp\n'); // same size, other rules
+  await same('*.tmp', { '.': 'sub,a.log,b.txt', 'sub/inner': 'x.log,z.txt' });
+  writeFileSync(path.join(root, 'other-rules'), '*.txt\n');
+  rmSync(gi);
+  symlinkSync(path.join(root, 'other-rules'), gi); // a link is never read as an ignore file
+  await same('link', { '.': 'sub,a.log,b.txt,c.tmp,other-rules', 'sub/inner': 'x.log,y.tmp,z.txt' });
+  rmSync(gi);
+  writeFileSync(`${gi}.new`, '*.log\n');
+  renameSync(`${gi}.new`, gi); // replaced by rename
+  await same('renamed in', { '.': 'sub,b.txt,c.tmp,other-rules', 'sub/inner': 'y.tmp,z.txt' });
+  writeFileSync(path.join(root, 'sub/.ignore'), '!x.log\n*.txt\n'); // a deeper file re-includes
+  await same('sub/.ignore', { 'sub/inner': 'x.log,y.tmp' });
+  rmSync(gi);
+  rmSync(path.join(root, 'sub/.ignore'));
+  await same('deleted', { '.': 'sub,a.log,b.txt,c.tmp,other-rules', 'sub/inner': 'x.log,y.tmp,z.txt' });
+});
