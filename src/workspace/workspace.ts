@@ -5,6 +5,7 @@ import { ToolError } from '../core/errors.js';
 import type { PathAccess, ResolvedPath } from '../core/types.js';
 import type { PathRules } from './path-rules.js';
 import { IgnoreCompileCache } from '../tools/walk/ignore-cache.js';
+import { TreeSizes } from '../tools/walk/tree-sizes.js';
 import { ruleRefusal, secretsRefusal, spillRefusal, type PathGate, type SpillGuard } from './path-gate.js';
 
 const sep = '/';
@@ -39,11 +40,13 @@ export class Workspace {
     readonly spills?: SpillGuard,
     /** Compiled .gitignore rules by text, reused across calls (see IgnoreCompileCache). */
     readonly ignoreCache: IgnoreCompileCache = new IgnoreCompileCache(),
+    /** Sizes of the folders glob started from, to pick its engine (see TreeSizes). */
+    readonly treeSizes: TreeSizes = new TreeSizes(),
   ) {}
 
   /** The same workspace judged for one call: the tool's path rules and the session's spills. */
   forCall(gate: PathGate | undefined, spills: SpillGuard | undefined): Workspace {
-    return new Workspace(this.roots, this.rules, this.emptyReason, gate, spills, this.ignoreCache);
+    return new Workspace(this.roots, this.rules, this.emptyReason, gate, spills, this.ignoreCache, this.treeSizes);
   }
 
   /** Resolves every directory to its real path; refuses what is not a directory. */

@@ -9,6 +9,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectStdio, tempDir } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 
+// These tests compare the two glob engines on small trees: ripgrep runs even where glob would walk
+// a folder this small itself (TOOLGATE_GLOB_WALK_MAX; servers spawned here inherit it).
+process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+
 const CANARY = 'CANARY-race-outside-91c';
 const READS = 500;
 const BATCH = 10;

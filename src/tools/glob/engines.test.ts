@@ -6,6 +6,10 @@ import type { Envelope } from '../../core/envelope.js';
 import { Harness, policyFromYaml, startFolderSwapper, tempDir } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 
+// These tests compare the two glob engines on small trees: ripgrep runs even where glob would walk
+// a folder this small itself (TOOLGATE_GLOB_WALK_MAX; servers spawned here inherit it).
+process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+
 // Both glob engines on the same trees: ripgrep (rg --files) and the built-in walker must give
 // the same files, totals and skipped_by_policy, and neither may return a secret, a denied or
 // asked path, anything outside, or anything reached through a link.

@@ -3,6 +3,8 @@ import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-to
 import { ToolError } from '../../core/errors.js';
 import type { PlanTarget, ResolvedPath, ToolContext, ToolResult } from '../../core/types.js';
 import { locateRg, RgUnavailable } from '../grep/rg.js';
+import { RG_IGNORE_FILES } from '../walk/ignore-stack.js';
+import { BIG } from '../walk/tree-sizes.js';
 import { DEFAULT_TIME_LIMIT_MS, walk, type StopReason } from '../walk/walk.js';
 import { compilePattern } from './pattern.js';
 import { rgGlob } from './rg-engine.js';
@@ -12,6 +14,16 @@ import { rgGlob } from './rg-engine.js';
  * holds ~210k entries; at ~150k entries/s the 10 s time cap is the real bound past this.
  */
 export const GLOB_MAX_VISITS = 1_000_000;
+
+/** Entries up to which glob walks a folder itself even when ripgrep is present (TOOLGATE_GLOB_WALK_MAX; 0: always ripgrep). */
+export const DEFAULT_SMALL_TREE_WALK_MAX = 2000;
+
+export function smallTreeWalkMax(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.TOOLGATE_GLOB_WALK_MAX?.trim();
+  if (!v) return DEFAULT_SMALL_TREE_WALK_MAX;
+  const n = Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : DEFAULT_SMALL_TREE_WALK_MAX;
+}
 
 const input = z.strictObject({
   pattern: z.string().min(1).max(1000).describe('Glob relative to path: "*" stays in one folder, "**" crosses folders, {a,b} and [abc] work. Example: "src/**/*.ts".'),
@@ -31,7 +43,7 @@ const output = z.object({
   stopped: z.enum(['visit_cap', 'time_cap']).nullable().describe('Why the walk stopped before covering the tree, or null.'),
   skipped_by_policy: z.number().int().optional().describe('Entries left out because a policy rule asks before glob may touch them.'),
   engine: z.enum(['ripgrep', 'builtin']).describe('Which engine listed the files: ripgrep (rg --files) or the built-in walker.'),
-  fallback_reason: z.string().nullable().describe('Why the built-in walker ran instead of ripgrep (e.g. "ripgrep is turned off (TOOLGATE_RG=off)"), or null.'),
+  fallback_reason: z.string().nullable().describe('Why the built-in walker ran instead of ripgrep (e.g. "ripgrep is turned off (TOOLGATE_RG=off)", or "the folder is small …": a small folder is walked directly), or null.'),
 });
 
 export type GlobPlan = { targets: PlanTarget[]; summary: string; start: ResolvedPath | null; root: ResolvedPath; base: string };
@@ -88,6 +100,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   let visited = 0;
   let policySkipped = 0;
   let moved = 0;
+  let smallFolder = false;
   const setting = process.env.TOOLGATE_RG?.trim();
   const bin = caps.engine === 'builtin' ? null : await locateRg();
   let engine: 'ripgrep' | 'builtin' = bin ? 'ripgrep' : 'builtin';
@@ -96,8 +109,51 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   if (start) {
     const prefix = base ? `${base}/` : '';
     const hidden = args.hidden || compiled.mentionsDot;
+    const sizes = ctx.workspace.treeSizes;
+    const runWalk = async (maxVisits: number) => {
+      const found: string[] = [];
+      const r = await walk({
+        workspace: ctx.workspace,
+        start,
+        hidden,
+        gitignore: args.gitignore,
+        ignoreFiles: RG_IGNORE_FILES,
+        named: root.relToRoot,
+        signal: ctx.signal,
+        maxVisits,
+        timeLimitMs: caps.timeLimitMs,
+        descend: (e) => compiled.canContain(e.rel.split('/')),
+        onEntry: (e) => {
+          if (e.type !== 'dir' && e.type !== 'other' && compiled.match(prefix + e.rel)) found.push(ctx.workspace.display(e.abs));
+        },
+        onProgress: (n) => ctx.progress(`glob: ${n} entries visited, ${found.length} matches`),
+      });
+      if (r.stopped === 'aborted') throw new ToolError('Cancelled', 'The glob was cancelled.');
+      return { r, found };
+    };
+    const useWalk = ({ r, found }: Awaited<ReturnType<typeof runWalk>>) => {
+      matches = found;
+      stopped = r.stopped === 'stopped' ? null : r.stopped;
+      visited = r.visited;
+      policySkipped = r.skipped.policy;
+    };
     let ran = false;
-    if (bin) {
+    // A small folder is walked here (starting rg and find costs more than walking it); the
+    // walker's budget tells a small folder from a big one, remembered per folder (TreeSizes).
+    const walkMax = Math.min(smallTreeWalkMax(), caps.maxVisits);
+    if (bin && walkMax > 0 && sizes.get(start.abs) !== BIG) {
+      const probe = await runWalk(walkMax);
+      if (probe.r.stopped === 'visit_cap') sizes.set(start.abs, BIG);
+      else {
+        sizes.set(start.abs, probe.r.visited);
+        useWalk(probe);
+        engine = 'builtin';
+        fallbackReason = `the folder is small (${probe.r.visited} entries, at most ${walkMax}): walking it is faster than starting ripgrep`;
+        smallFolder = true;
+        ran = true;
+      }
+    }
+    if (bin && !ran) {
       try {
         const r = await rgGlob(bin, {
           ws: ctx.workspace, start, named: root.relToRoot, compiled, prefix, hidden, gitignore: args.gitignore,
@@ -112,27 +168,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
         engine = 'builtin';
       }
     }
-    if (!ran) {
-      const r = await walk({
-        workspace: ctx.workspace,
-        start,
-        hidden,
-        gitignore: args.gitignore,
-        named: root.relToRoot,
-        signal: ctx.signal,
-        maxVisits: caps.maxVisits,
-        timeLimitMs: caps.timeLimitMs,
-        descend: (e) => compiled.canContain(e.rel.split('/')),
-        onEntry: (e) => {
-          if (e.type !== 'dir' && e.type !== 'other' && compiled.match(prefix + e.rel)) matches.push(ctx.workspace.display(e.abs));
-        },
-        onProgress: (n) => ctx.progress(`glob: ${n} entries visited, ${matches.length} matches`),
-      });
-      if (r.stopped === 'aborted') throw new ToolError('Cancelled', 'The glob was cancelled.');
-      stopped = r.stopped === 'stopped' ? null : r.stopped;
-      visited = r.visited;
-      policySkipped = r.skipped.policy;
-    }
+    if (!ran) useWalk(await runWalk(caps.maxVisits));
   }
   matches.sort();
   const total = matches.length;
@@ -145,12 +181,12 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
     ? `No files match ${compiled.pattern} ${under}.${args.gitignore ? ' Ignored files were skipped (gitignore: false includes them).' : ''}`
     : `Found ${total} file${total === 1 ? '' : 's'} matching ${compiled.pattern} ${under}${cut ? ` (showing the first ${files.length}; the full list is in storage_ref)` : ''}.`;
   if (stopped) {
-    text += ` The search stopped early (${stopped === 'visit_cap' ? `visited ${visited} entries, the cap` : `time limit of ${caps.timeLimitMs / 1000} s`}), so results are incomplete: narrow it with a deeper path or a more specific pattern (e.g. "src/**/*.ts").`;
+    text += ` The search stopped early (${(stopped as StopReason) === 'visit_cap' ? `visited ${visited} entries, the cap` : `time limit of ${caps.timeLimitMs / 1000} s`}), so results are incomplete: narrow it with a deeper path or a more specific pattern (e.g. "src/**/*.ts").`;
   } else if (cut) {
     text += ' Narrow the pattern or path to see the rest here.';
   }
   if (moved) text += ` ${moved} entr${moved === 1 ? 'y' : 'ies'} changed place during the search and ${moved === 1 ? 'was' : 'were'} left out.`;
-  if (engine === 'builtin' && fallbackReason) text += ` Built-in walker used: ${fallbackReason}.`;
+  if (engine === 'builtin' && fallbackReason && !smallFolder) text += ` Built-in walker used: ${fallbackReason}.`;
   if (policySkipped) text += ` ${policySkipped} entr${policySkipped === 1 ? 'y was' : 'ies were'} left out by a policy rule that asks first.`;
   return {
     data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped, skipped_by_policy: policySkipped, engine, fallback_reason: engine === 'builtin' ? fallbackReason : null },

@@ -6,7 +6,7 @@ import { openDir } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
 import { realFolders } from '../walk/real-dirs.js';
-import { ancestorIgnores, DEFAULT_IGNORE_FILES, IgnoreStack, readIgnoreFileSync } from '../walk/ignore-stack.js';
+import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
 import { findLinks, rgFiles } from './rg-list.js';
@@ -71,7 +71,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   const { ws, start, compiled, prefix } = o;
   const filter = new EntryFilter(ws, { hidden: o.hidden, gitignore: o.gitignore });
   const wsRoot = ws.roots[start.rootIndex]!;
-  const startStack = o.gitignore ? await ancestorIgnores(wsRoot, start.relToRoot, DEFAULT_IGNORE_FILES, o.named, ws.ignoreCache) : IgnoreStack.empty(ws.ignoreCache);
+  const startStack = o.gitignore ? await ancestorIgnores(wsRoot, start.relToRoot, RG_IGNORE_FILES, o.named, ws.ignoreCache) : IgnoreStack.empty(ws.ignoreCache);
   // rg reads no ignore file above the start (--no-ignore-parent): when some apply, the walker's stack decides for every entry.
   const emulate = startStack.size > 0;
   const asks = !!ws.gate?.asks;
@@ -89,7 +89,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
 
   const readIgnores = (abs: string): string[] => {
     const out: string[] = [];
-    for (const f of DEFAULT_IGNORE_FILES) {
+    for (const f of RG_IGNORE_FILES) {
       const t = readIgnoreFileSync(abs, f);
       if (t !== null) out.push(t);
     }

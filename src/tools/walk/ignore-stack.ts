@@ -4,6 +4,9 @@ import { compileIgnore, testIgnore, type CompiledIgnore, type IgnoreCompileCache
 /** Ignore files read in every directory, in order: a later file's rules win (as ripgrep ranks .ignore over .gitignore). */
 export const DEFAULT_IGNORE_FILES = ['.gitignore', '.ignore'];
 
+/** What ripgrep reads, weakest first (.rgignore beats .ignore beats .gitignore): glob's engines both read these, so they agree. */
+export const RG_IGNORE_FILES = [...DEFAULT_IGNORE_FILES, '.rgignore'];
+
 /** An ignore file bigger than this is not a list of patterns; it is skipped. */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 

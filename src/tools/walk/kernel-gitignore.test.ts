@@ -7,6 +7,10 @@ import type { Envelope } from '../../core/envelope.js';
 import { Harness, tempDir } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 
+// These tests compare the two glob engines on small trees: ripgrep runs even where glob would walk
+// a folder this small itself (TOOLGATE_GLOB_WALK_MAX; servers spawned here inherit it).
+process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+
 /**
  * The Linux kernel's root .gitignore starts with `.*` (and re-includes a few dot-files). A
  * search from the workspace root must not treat the root itself (`.`) as hidden or ignored:
