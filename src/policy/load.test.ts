@@ -4,7 +4,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { REPO_ROOT, tempDir } from '../testing/helpers.js';
-import { defaultPolicy, loadPolicyFile, parsePolicyText, PolicyError } from './load.js';
+import { defaultPolicy, hasCommandExamples, loadPolicyFile, parsePolicyText, PolicyError } from './load.js';
 import { compilePolicy } from './compile.js';
 
 function loadText(yaml: string, opts: { profile?: string } = {}) {
@@ -60,6 +60,8 @@ const rows: Row[] = [
   { name: 'duplicate key', yaml: 'version: 1\nmode: ci\nmode: interactive\n', line: 3, mentions: /unique|duplicate/i },
   { name: 'match example that does not match its command', yaml: 'rules:\n  - tool: run_command\n    command: "npm test"\n    decision: allow\n    match: ["npm run build"]\n', line: 2, mentions: /match/ },
   { name: 'not_match example that matches its command', yaml: 'rules:\n  - tool: run_command\n    command: "git"\n    decision: allow\n    not_match: ["git push"]\n', line: 2, mentions: /not_match/ },
+  // Only a profile rule has examples: the shell parser must still be loaded to check them.
+  { name: 'not_match example in a profile rule', yaml: 'profile: p\nprofiles:\n  p:\n    rules:\n      - tool: run_command\n        command: "git"\n        decision: allow\n        not_match: ["git push"]\n', line: 5, mentions: /not_match/ },
   { name: 'match examples without a command', yaml: 'rules:\n  - tool: read_file\n    decision: allow\n    match: ["x"]\n', line: 2, mentions: /match/ },
   { name: 'an empty tool name', yaml: 'rules:\n  - tool: ""\n    decision: allow\n', line: 2, mentions: /rules\.0\.tool/ },
   {
@@ -143,5 +145,23 @@ describe('policy files', () => {
     for (const r of p.rules) assert.ok(r.line && r.line > 0, r.text);
     // and every profile it defines can be selected
     for (const name of Object.keys(p.data.profiles)) await loadPolicyFile(path.join(REPO_ROOT, 'policy.example.yaml'), { profile: name });
+  });
+});
+
+describe('the shell parser is loaded at policy load only for match/not_match examples', () => {
+  const rows: Array<[string, string, boolean]> = [
+    ['no rules', '', false],
+    ['rules without examples', 'rules:\n  - tool: run_command\n    command: "git"\n    decision: allow\n', false],
+    ['empty example lists', 'rules:\n  - tool: run_command\n    command: "git"\n    decision: allow\n    match: []\n    not_match: []\n', false],
+    ['a top-level match', 'rules:\n  - tool: run_command\n    command: "git"\n    decision: allow\n    match: ["git status"]\n', true],
+    ['a profile not_match', 'profiles:\n  p:\n    rules:\n      - tool: run_command\n        command: "git"\n        decision: allow\n        not_match: ["ls"]\n', true],
+  ];
+  for (const [name, yaml, want] of rows) {
+    test(name, () => assert.equal(hasCommandExamples(parsePolicyText(yaml, 'p.yaml').data), want));
+  }
+  test('a match example that needs the parser (a compound command) is still judged', async () => {
+    // "git status; rm x" is not covered by an allow rule for git: the rm part is outside it.
+    const e = await fault('rules:\n  - tool: run_command\n    command: "git"\n    decision: allow\n    match: ["git status; rm x"]\n');
+    assert.match(e.message, /match/);
   });
 });

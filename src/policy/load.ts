@@ -54,12 +54,21 @@ export async function loadPolicyFile(file: string, opts: Omit<CompileOptions, 'o
     throw new PolicyError(`cannot read policy file ${file}: ${(e as Error).message}`);
   }
   const { data, lines } = parsePolicyText(text, file);
+  // The bash grammar (~40 ms of wasm loading) is needed here only to check match/not_match
+  // examples; a policy without them starts without it (run_command loads it on first use).
+  const commandExamples = hasCommandExamples(data) ? examplePartsWith(await loadShellParser()) : undefined;
   try {
-    return compilePolicy(data, { ...opts, origin: file, lines, commandExamples: examplePartsWith(await loadShellParser()) });
+    return compilePolicy(data, { ...opts, origin: file, lines, commandExamples });
   } catch (e) {
     if (e instanceof PolicyError) throw new PolicyError(`${file}:${e.line ?? '?'}: ${e.message}`, e.line, e.key);
     throw e;
   }
+}
+
+/** Whether any rule (top level or in a profile) carries match/not_match examples. */
+export function hasCommandExamples(data: PolicyData): boolean {
+  const rules = [...data.rules, ...Object.values(data.profiles).flatMap((p) => p.rules)];
+  return rules.some((r) => (r.match?.length ?? 0) > 0 || (r.not_match?.length ?? 0) > 0);
 }
 
 export function defaultPolicy(opts: Omit<CompileOptions, 'origin' | 'lines'> = {}): CompiledPolicy {
