@@ -22,6 +22,24 @@ const inlineDescriptions = {
   },
 };
 
+/**
+ * Start-up parses the whole bundle: two dependencies' data tables that toolgate never needs are
+ * replaced by small stand-ins in scripts/stubs (see each file for why it is safe; tests/build
+ * holds them to the originals). Measured: ~790 KB less to parse, ~15 ms off start-up.
+ */
+const STUBS = {
+  'iconv-lite': path.resolve('scripts/stubs/iconv-lite.mjs'),
+  'zod-locales': path.resolve('scripts/stubs/zod-locales.mjs'),
+};
+const stubs = {
+  name: 'stubs',
+  setup(b) {
+    b.onResolve({ filter: /^iconv-lite$/ }, () => ({ path: STUBS['iconv-lite'] }));
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: STUBS['zod-locales'] } : undefined);
+  },
+};
+
 const result = await build({
   entryPoints: ['src/cli.ts'],
   outfile: 'dist/cli.js',
@@ -37,7 +55,7 @@ const result = await build({
   // web-tree-sitter locates its .wasm beside its own module file: keep it in node_modules.
   external: ['web-tree-sitter', 'tree-sitter-bash'],
   banner: { js: "import { createRequire as __tgCreateRequire } from 'node:module'; const require = __tgCreateRequire(import.meta.url);" },
-  plugins: [inlineDescriptions],
+  plugins: [inlineDescriptions, stubs],
   logLevel: 'warning',
   legalComments: 'none',
   write: false,
