@@ -2,7 +2,8 @@
 // modules (measured: `toolgate --version` 0.37 s unbundled vs 0.15 s bundled on this machine).
 // Type checking is tsc's job (npm run typecheck); this only transpiles and bundles.
 import { build } from 'esbuild';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
 /** Tools read their model-facing description from description.md beside them; inline it. */
@@ -40,24 +41,46 @@ const stubs = {
   },
 };
 
-const result = await build({
-  entryPoints: ['src/cli.ts'],
-  outfile: 'dist/cli.js',
+const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20.17',
-  sourcemap: 'linked',
-  // Less to parse at start-up; identifiers are kept, so stack traces stay readable.
-  // (Code splitting was measured too: slower to start here, 0.21 s vs 0.12 s CPU.)
-  minifyWhitespace: true,
-  minifySyntax: true,
   // web-tree-sitter locates its .wasm beside its own module file: keep it in node_modules.
   external: ['web-tree-sitter', 'tree-sitter-bash'],
   banner: { js: "import { createRequire as __tgCreateRequire } from 'node:module'; const require = __tgCreateRequire(import.meta.url);" },
   plugins: [inlineDescriptions, stubs],
   logLevel: 'warning',
   legalComments: 'none',
+};
+
+/**
+ * First pass: the built-in tools' JSON Schemas, derived from their zod schemas by the same code
+ * the server runs (src/tools/schemas-for-build.ts), so the bundle carries them prebuilt
+ * (src/core/tool-schemas.ts; ~15-20 ms of start-up). tests/build checks tools/list against zod.
+ */
+async function toolSchemas() {
+  await mkdir('dist', { recursive: true });
+  const tmp = path.resolve(`dist/.schemas.${process.pid}.mjs`);
+  await build({ ...common, entryPoints: ['src/tools/schemas-for-build.ts'], outfile: tmp });
+  try {
+    const mod = await import(pathToFileURL(tmp).href);
+    return mod.builtInToolSchemas();
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+const result = await build({
+  ...common,
+  define: { __TOOLGATE_TOOL_SCHEMAS__: JSON.stringify(await toolSchemas()) },
+  entryPoints: ['src/cli.ts'],
+  outfile: 'dist/cli.js',
+  sourcemap: 'linked',
+  // Less to parse at start-up; identifiers are kept, so stack traces stay readable.
+  // (Code splitting was measured too: slower to start here, 0.21 s vs 0.12 s CPU.)
+  minifyWhitespace: true,
+  minifySyntax: true,
   write: false,
 });
 // Written to a temp file and renamed: a test or a client starting dist/cli.js while a build

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { envelopeSchema } from './envelope.js';
 import type { ToolError } from './errors.js';
 import type { ToolSpec } from './types.js';
+import { prebuiltSchemas, schemaKey, type ToolJsonSchemas } from './tool-schemas.js';
 
 export interface Tool<I extends z.ZodObject = z.ZodObject, D = unknown> extends ToolSpec<I, D> {
   /** JSON Schema of the arguments (additionalProperties: false). */
@@ -29,6 +30,13 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   return s;
 }
 
+/** A tool's JSON Schemas, derived from its zod schemas (the build stores these for the built-ins). */
+export function computeJsonSchemas(input: z.ZodObject, envelope: z.ZodType): ToolJsonSchemas {
+  const inputJson = jsonSchema(input, 'input');
+  inputJson.additionalProperties = false;
+  return { input: inputJson, output: jsonSchema(envelope, 'output') };
+}
+
 /**
  * The one place a tool is assembled: its schemas are derived here once, so the
  * schema a client sees and the one the pipeline validates with cannot drift.
@@ -37,9 +45,8 @@ export function defineTool<I extends z.ZodObject, D>(spec: ToolSpec<I, D>): Tool
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(spec.name)) throw new Error(`bad tool name ${spec.name}`);
   if (!/^\d+\.\d+\.\d+$/.test(spec.version)) throw new Error(`bad version for ${spec.name}`);
   const envelope = envelopeSchema(spec.output);
-  const input = jsonSchema(spec.input, 'input');
-  input.additionalProperties = false;
-  return { ...spec, envelope, inputJsonSchema: input, outputJsonSchema: jsonSchema(envelope, 'output') };
+  const json = prebuiltSchemas(schemaKey(spec.name, spec.version)) ?? computeJsonSchemas(spec.input, envelope);
+  return { ...spec, envelope, inputJsonSchema: json.input, outputJsonSchema: json.output };
 }
 
 /** Reads the model-facing description that sits beside a tool's module (description.md). */
