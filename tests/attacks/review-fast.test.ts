@@ -1,7 +1,7 @@
 // Attack review of the stdio fast path: messages it takes must get what the SDK path gives.
 // The SDK path is the one before notifications/initialized.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../src/testing/helpers.js';
@@ -60,4 +60,42 @@ test('requests written then stdin closed: every answer still arrives, stdout onl
   for (let i = 0; i < 20; i++) c.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } });
   c.child.stdin.end();
   for (let i = 0; i < 20; i++) assert.equal((await c.next(byId(i))).result.isError, false);
+});
+
+const SLEEP = 'version: 1\nrules:\n  - tool: run_command\n    command: ["sleep"]\n    decision: allow\n';
+function withPolicy(f: ReturnType<typeof fixture>) {
+  writeFileSync(path.join(f.dir, 'policy.yaml'), SLEEP);
+  return ['--policy', path.join(f.dir, 'policy.yaml')];
+}
+
+test('a cancel for the number 7 does not cancel the call "7"; a duplicate id in flight is answered twice', async (t) => {
+  const f = fixture();
+  const c = new RawStdio(f.ws, f.dir, withPolicy(f));
+  t.after(() => { c.close(); f.cleanup(); });
+  await c.init('2025-06-18');
+  c.send({ jsonrpc: '2.0', id: '7', method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 1' } } });
+  c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'not yours' } });
+  // The same id again while the first is in flight: the SDK path takes it; both are answered.
+  c.send({ jsonrpc: '2.0', id: '7', method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } });
+  const first = await c.next(byId('7'));
+  const second = await c.next(byId('7'));
+  const texts = [first, second].map((m) => JSON.stringify(m.result.structuredContent?.data ?? m.result));
+  assert.equal(first.result.isError, false, JSON.stringify(first));
+  assert.equal(second.result.isError, false, JSON.stringify(second));
+  assert.ok(texts.some((x) => x.includes('alpha')), 'the read was answered');
+});
+
+test('the audit record of every fast-path call is on disk when its answer arrives', async (t) => {
+  const f = fixture();
+  const c = new RawStdio(f.ws, f.dir);
+  t.after(() => { c.close(); f.cleanup(); });
+  await c.init('2025-06-18');
+  const audit = path.join(f.ws, '.toolgate', 'audit.jsonl');
+  for (let i = 0; i < 10; i++) c.send({ jsonrpc: '2.0', id: 500 + i, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } });
+  for (let i = 0; i < 10; i++) {
+    const m = await c.next(byId(500 + i));
+    const callId = m.result.structuredContent.tool_call_id;
+    const onDisk = readFileSync(audit, 'utf8');
+    assert.ok(onDisk.includes(callId), `audit record of ${callId} written before its answer`);
+  }
 });
