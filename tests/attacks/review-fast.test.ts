@@ -99,3 +99,16 @@ test('the audit record of every fast-path call is on disk when its answer arrive
     assert.ok(onDisk.includes(callId), `audit record of ${callId} written before its answer`);
   }
 });
+
+test('SIGTERM while fast-path answers are corked: the server exits and stdout holds only JSON-RPC lines', async (t) => {
+  const f = fixture();
+  const c = new RawStdio(f.ws, f.dir);
+  t.after(() => { c.close(); f.cleanup(); });
+  await c.init('2025-06-18');
+  for (let i = 0; i < 30; i++) c.send({ jsonrpc: '2.0', id: 900 + i, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } });
+  await c.next(byId(900));
+  const exited = new Promise<number | null>((r) => c.child.once('exit', (code) => r(code)));
+  c.child.kill('SIGTERM');
+  await exited; // RawStdio throws on any non-JSON line on stdout
+  for (const v of c.queued()) assert.equal((v as Msg).jsonrpc, '2.0', JSON.stringify(v));
+});
