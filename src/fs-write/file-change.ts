@@ -4,6 +4,7 @@ import { ToolError } from '../core/errors.js';
 import { sha256 } from '../core/output.js';
 import type { Plan, PlanContext, ResolvedPath, ToolContext, ToolResult } from '../core/types.js';
 import { atomicWrite } from './atomic-write.js';
+import { SYNC_WRITE_MAX } from './atomic-write-small.js';
 import { readCurrent, type Current } from './current.js';
 import { unifiedDiff } from './diff.js';
 import { checkFresh, expectedButMissing, normaliseSha, readRequired, replayArgs } from './freshness.js';
@@ -162,8 +163,10 @@ export async function executeFileChange<A extends FileChangeArgs, X>(args: A, pl
     const unchanged = !!current && current.buf.equals(buf);
     const writes = !args.dry_run && !unchanged;
     if (writes && !current && args.create_dirs) rp = (await createParents(rp, ws)).rp;
-    // The write starts first: the diff and the hash are worked out while its fdatasync waits on the disk.
-    const writing = writes ? atomicWrite(rp.abs, rp.display, buf, current?.stat ?? null, ws.rules.allowHardlinks) : null;
+    // A small write starts first: the diff and the hash are worked out while its fdatasync waits
+    // on the disk. A big one waits for them (both at once raised the peak memory of a 5 MB edit).
+    const startWrite = () => atomicWrite(rp.abs, rp.display, buf, current?.stat ?? null, ws.rules.allowHardlinks);
+    let writing = writes && buf.length <= SYNC_WRITE_MAX ? startWrite() : null;
     writing?.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
     const { diff, stats } = unchanged ? { diff: '', stats: { added: 0, removed: 0 } } : unifiedDiff([{
       from: current ? rp.display : null, to: rp.display,
@@ -173,8 +176,8 @@ export async function executeFileChange<A extends FileChangeArgs, X>(args: A, pl
     }]);
     const newSha = sha256(buf);
     let mtime: number | null = null;
-    if (writing) {
-      const st = await writing;
+    if (writes) {
+      const st = await (writing ??= startWrite());
       mtime = st.mtimeMs;
       if (knew) ctx.session.recordRead(rp.abs, { size: buf.length, mtime_ms: st.mtimeMs, sha256: newSha });
     } else if (unchanged) {
