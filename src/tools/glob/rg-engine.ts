@@ -1,14 +1,13 @@
-import { lstatSync } from 'node:fs';
 import { ToolError } from '../../core/errors.js';
 import type { ResolvedPath } from '../../core/types.js';
 import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
 import { openDir } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
-import { realFolders } from '../walk/real-dirs.js';
 import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
+import { recheckCandidates } from './recheck.js';
 import { findLinks, rgFiles } from './rg-list.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
@@ -170,22 +169,9 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   }
   if (r.aborted) throw new ToolError('Cancelled', 'The glob was cancelled.');
 
-  // Re-check on disk what will be returned: one lstat per folder on the way, one per entry.
-  const realDir = realFolders(base);
-  const matches: string[] = [];
-  let moved = 0;
-  for (const c of candidates) {
-    const slash = c.rel.lastIndexOf('/');
-    const abs = `${base}/${c.rel}`;
-    let ok = false;
-    try {
-      if (realDir(slash < 0 ? '' : c.rel.slice(0, slash))) {
-        const st = lstatSync(abs, { throwIfNoEntry: false });
-        ok = c.link ? !!st?.isSymbolicLink() : !!st?.isFile();
-      }
-    } catch { /* gone or unreadable: left out */ }
-    if (ok) matches.push(ws.display(abs));
-    else moved++;
-  }
+  // Re-check on disk what will be returned: each folder on the way still a folder, each entry still a file (or link), through pinned folders.
+  const checked = recheckCandidates(base, candidates);
+  const matches = checked.ok.map((c) => ws.display(`${base}/${c.rel}`));
+  const moved = checked.moved;
   return { matches, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, moved };
 }
