@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI } from './helpers.js';
+import { CLI, tempDir } from './helpers.js';
 
 export type Msg = Record<string, any>;
 
@@ -57,3 +58,15 @@ export class RawStdio {
   close() { this.child.kill(); }
 }
 
+
+/** A temp dir holding a workspace `ws` with a.txt ("alpha\nbeta\n"); state for XDG dirs goes in `dir`. */
+export function rawFixture(prefix = 'tg-raw-') {
+  const { dir, cleanup } = tempDir(prefix);
+  const ws = path.join(dir, 'ws');
+  mkdirSync(ws);
+  writeFileSync(path.join(ws, 'a.txt'), 'alpha\nbeta\n');
+  return { dir, ws, cleanup };
+}
+
+/** Picks the answer to request `id` (not a batch). */
+export const byId = (id: unknown) => (v: Msg) => !Array.isArray(v) && v.id === id;

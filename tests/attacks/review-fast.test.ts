@@ -1,20 +1,12 @@
 // Attack review of the stdio fast path: messages it takes must get what the SDK path gives.
 // The SDK path is the one before notifications/initialized.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { tempDir } from '../../src/testing/helpers.js';
-import { RawStdio, type Msg } from '../../src/testing/raw-stdio.js';
+import { byId, RawStdio, rawFixture, type Msg } from '../../src/testing/raw-stdio.js';
 
-function fixture() {
-  const { dir, cleanup } = tempDir('tg-rfast-');
-  const ws = path.join(dir, 'ws');
-  mkdirSync(ws);
-  writeFileSync(path.join(ws, 'a.txt'), 'alpha\nbeta\n');
-  return { dir, ws, cleanup };
-}
-const byId = (id: unknown) => (v: Msg) => !Array.isArray(v) && v.id === id;
+const fixture = () => rawFixture('tg-rfast-');
 const gist = (r: Msg) => r.error ? { rpc: r.error.code } : { isError: r.result.isError, ok: r.result.structuredContent?.ok, code: r.result.structuredContent?.error?.code };
 
 // Raw JSON so that "__proto__" and "constructor" arrive as own keys, as JSON.parse makes them.

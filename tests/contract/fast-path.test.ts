@@ -3,26 +3,21 @@
 // answer to a request the client cancelled (and an audit record that says so), and calls in
 // flight that do not block one another.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { tempDir } from '../../src/testing/helpers.js';
-import { RawStdio, type Msg } from '../../src/testing/raw-stdio.js';
+import { byId, RawStdio, rawFixture, type Msg } from '../../src/testing/raw-stdio.js';
 
 function fixture(policyYaml?: string) {
-  const { dir, cleanup } = tempDir('tg-fast-');
-  const ws = path.join(dir, 'ws');
-  mkdirSync(ws);
-  writeFileSync(path.join(ws, 'a.txt'), 'alpha\nbeta\n');
+  const f = rawFixture('tg-fast-');
   const args: string[] = [];
   if (policyYaml) {
-    writeFileSync(path.join(dir, 'policy.yaml'), policyYaml);
-    args.push('--policy', path.join(dir, 'policy.yaml'));
+    writeFileSync(path.join(f.dir, 'policy.yaml'), policyYaml);
+    args.push('--policy', path.join(f.dir, 'policy.yaml'));
   }
-  return { dir, ws, args, cleanup };
+  return { ...f, args };
 }
 
-const byId = (id: unknown) => (v: Msg) => !Array.isArray(v) && v.id === id;
 /** A result without what differs from call to call (ids, timings). */
 function stable(result: Msg): Msg {
   const sc = { ...result.structuredContent };

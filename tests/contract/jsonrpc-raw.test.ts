@@ -2,24 +2,16 @@
 // version from 2024-11-05 on, batches (answered as one array; a batch of notifications gets
 // no reply), malformed lines (-32700 / -32600 with id null, and the server keeps going).
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { spawnHttpServer } from '../../src/server/http-spawn.js';
-import { tempDir } from '../../src/testing/helpers.js';
-import { RawStdio, type Msg } from '../../src/testing/raw-stdio.js';
+import { byId, RawStdio, rawFixture, type Msg } from '../../src/testing/raw-stdio.js';
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 
-function fixture() {
-  const { dir, cleanup } = tempDir('tg-raw-');
-  const ws = path.join(dir, 'ws');
-  mkdirSync(ws);
-  writeFileSync(path.join(ws, 'a.txt'), 'alpha\nbeta\n');
-  return { dir, ws, cleanup };
-}
+const fixture = () => rawFixture('tg-raw-');
 
-const byId = (id: unknown) => (v: any) => !Array.isArray(v) && v.id === id;
 const isArray = (v: unknown) => Array.isArray(v);
 
 for (const version of VERSIONS) {
