@@ -13,7 +13,10 @@ export function idOf(v: unknown): Id | null {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
-const plain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A progress token the SDK's schema takes: a string or a safe integer (or none). */
+export const isProgressToken = (t: unknown): boolean => t === undefined || typeof t === 'string' || Number.isSafeInteger(t);
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
@@ -22,16 +25,15 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
  * call. Anything else — responses, odd ids, task metadata — takes the schema.
  */
 export function isPlainRequest(v: unknown): v is JSONRPCMessage {
-  if (!plain(v) || v.jsonrpc !== '2.0' || typeof v.method !== 'string') return false;
+  if (!isPlainObject(v) || v.jsonrpc !== '2.0' || typeof v.method !== 'string') return false;
   for (const k in v) if (!REQUEST_KEYS.has(k)) return false;
   if ('id' in v && typeof v.id !== 'string' && !Number.isSafeInteger(v.id)) return false;
   if (v.params === undefined) return true;
-  if (!plain(v.params)) return false;
+  if (!isPlainObject(v.params)) return false;
   const meta = v.params._meta;
   if (meta === undefined) return true;
-  if (!plain(meta) || 'io.modelcontextprotocol/related-task' in meta) return false;
-  const token = meta.progressToken;
-  return token === undefined || typeof token === 'string' || Number.isSafeInteger(token);
+  if (!isPlainObject(meta) || 'io.modelcontextprotocol/related-task' in meta) return false;
+  return isProgressToken(meta.progressToken);
 }
 
 /** A parsed JSON value as a JSON-RPC message, or the -32600 reply it earns (with its id when it had a usable one). */

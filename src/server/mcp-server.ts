@@ -7,6 +7,7 @@ import { toCallToolResult } from '../core/envelope.js';
 import { runCall } from '../core/pipeline.js';
 import type { Runtime } from '../core/runtime.js';
 import type { Session } from '../core/session.js';
+import { isPlainObject, isProgressToken } from './batch.js';
 import { SessionRoots } from './session-roots.js';
 import { VERSION } from '../version.js';
 
@@ -51,21 +52,15 @@ interface CallCtx {
 /** Answers a message itself (true) or leaves it to the SDK (false); `send` writes to the client. */
 export type FastPath = (msg: JSONRPCMessage, send: (m: JSONRPCMessage) => Promise<void>) => boolean;
 
-const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * The params of a tools/call the fast path takes: what the SDK's CallToolRequestSchema accepts,
  * narrowed to the plain case (no task, a well-typed progress token). Anything else: undefined,
  * and the SDK handles it (and words its errors).
  */
 export function fastCallParams(p: unknown): CallParams | undefined {
-  if (!isPlain(p) || typeof p.name !== 'string' || 'task' in p) return undefined;
-  if (p.arguments !== undefined && !isPlain(p.arguments)) return undefined;
-  if (p._meta !== undefined) {
-    if (!isPlain(p._meta)) return undefined;
-    const token = p._meta.progressToken;
-    if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return undefined;
-  }
+  if (!isPlainObject(p) || typeof p.name !== 'string' || 'task' in p) return undefined;
+  if (p.arguments !== undefined && !isPlainObject(p.arguments)) return undefined;
+  if (p._meta !== undefined && (!isPlainObject(p._meta) || !isProgressToken(p._meta.progressToken))) return undefined;
   return p as unknown as CallParams;
 }
 
