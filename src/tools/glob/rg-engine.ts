@@ -7,7 +7,7 @@ import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
 import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
-import { recheckCandidates } from './recheck.js';
+import { openRechecker } from './recheck.js';
 import { findLinks, rgFiles } from './rg-list.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
@@ -61,7 +61,7 @@ interface DirState {
  * THE EntryFilter for the entry and each folder on its way (deny lists, policy rules, the
  * state dir; an ask rule counted once per entry the walker would have visited), the
  * walker's own ignore stack when rules above the start apply, the compiled pattern — and
- * finally re-checked on disk (each folder still a folder, not a link; the entry still a
+ * re-checked on disk as it arrives (each folder still a folder, not a link; the entry still a
  * file, the link still a link), so a folder swapped for a link while rg ran cannot bring in
  * what lies outside. rg never lists a symbolic link without following it: `find -type l` runs
  * beside it and its links are judged by the walker's own ignore stack.
@@ -133,21 +133,29 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   const fileDirs = folders(emulate);
   let linkDirs: ((rel: string) => DirState) | null = emulate ? fileDirs : null;
 
-  const candidates: Array<{ rel: string; link: boolean }> = [];
+  // Each match is re-checked on disk as it arrives (so the check overlaps rg's walk): each folder
+  // on the way still a folder, the entry still a file (or still a link), through pinned folders.
+  const checker = openRechecker(base);
+  const matched: string[] = [];
+  // Workspace.display, without its search of the roots when there is one.
+  const show = ws.roots.length === 1 ? relToRootOf : (rel: string) => ws.display(`${base}/${rel}`);
+  let moved = 0;
   const consider = (rel: string, link: boolean) => {
-    if (rel === '' || rel.startsWith('/') || rel.split('/').includes('..')) return;
+    if (rel === '' || rel.startsWith('/') || rel === '..' || rel.startsWith('../') || rel.endsWith('/..') || rel.includes('/../')) return;
     const matches = compiled.match(prefix + rel);
     if (!matches && !asks) return;
     const slash = rel.lastIndexOf('/');
     const dirRel = slash < 0 ? '' : rel.slice(0, slash);
     const dir = link ? (linkDirs ??= folders(o.gitignore))(dirRel) : fileDirs(dirRel);
     if (!dir.read) return;
-    if (!judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack) && matches) candidates.push({ rel, link });
+    if (judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack) || !matches) return;
+    if (checker.check({ rel, link })) matched.push(show(rel)); else moved++;
   };
 
-  const opened = await openDir(start, ws);
+  let opened;
   let r;
   try {
+    opened = await openDir(start, ws);
     const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
     // One listing that cannot start stops the other (the walker then runs instead).
     const stop = new AbortController();
@@ -165,13 +173,9 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     for (const rel of links) consider(rel, true);
     r = { timedOut: a.timedOut || b.timedOut, aborted: a.aborted || b.aborted };
   } finally {
-    await opened.fh.close().catch(() => {});
+    checker.close();
+    await opened?.fh.close().catch(() => {});
   }
   if (r.aborted) throw new ToolError('Cancelled', 'The glob was cancelled.');
-
-  // Re-check on disk what will be returned: each folder on the way still a folder, each entry still a file (or link), through pinned folders.
-  const checked = recheckCandidates(base, candidates);
-  const matches = checked.ok.map((c) => ws.display(`${base}/${c.rel}`));
-  const moved = checked.moved;
-  return { matches, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, moved };
+  return { matches: matched, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, moved };
 }
