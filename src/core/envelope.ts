@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorInfo } from './errors.js';
 import type { ExtraContent, Status } from './types.js';
-import { renderBody, renderDetails } from './render.js';
+import { renderBody, renderDetails, type TextLimits } from './render.js';
 
 export const errorSchema = z.object({
   code: z.enum(ERROR_CODES),
@@ -52,12 +52,12 @@ export interface Envelope {
 }
 
 /** MCP CallToolResult for an envelope: structuredContent, a readable text block, isError exactly when !ok. */
-export function toCallToolResult(env: Envelope, extra: ExtraContent[] = []) {
+export function toCallToolResult(env: Envelope, extra: ExtraContent[] = [], limits?: TextLimits) {
   const lines = [env.error ? `[${env.error.code}] ${env.error.message}` : env.text];
   if (env.warnings?.length) lines.push(...env.warnings.map((w) => `warning: ${w}`));
   const details = renderDetails(env.error?.details);
   if (details) lines.push('', details);
-  const body = renderBody(env.data);
+  const body = renderBody(env.data, limits);
   if (body) lines.push('', body);
   if (env.artifacts.storage_ref) lines.push('', `(full output: ${env.artifacts.storage_ref}, sha256 ${env.artifacts.sha256})`);
   return {

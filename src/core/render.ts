@@ -1,10 +1,30 @@
+export interface TextLimits { output_bytes: number; output_lines: number }
+/** The SPEC's defaults for text returned to the model (policy `limits:` may change them). */
+export const DEFAULT_TEXT_LIMITS: TextLimits = { output_bytes: 51_200, output_lines: 2000 };
+
+/**
+ * As many paths as fit the text limits, then one line saying where the rest are. A glob may
+ * return up to 10,000 paths in structuredContent; the text block stays a bounded read (SPEC §3).
+ */
+export function filesWithin(files: string[], limits: TextLimits): string[] {
+  let bytes = 0;
+  let n = 0;
+  const lines = Math.max(1, limits.output_lines - 1);
+  for (; n < files.length && n < lines; n++) {
+    bytes += Buffer.byteLength(files[n]!) + 1;
+    if (bytes > limits.output_bytes) break;
+  }
+  if (n === files.length) return files;
+  return [...files.slice(0, n), `… ${files.length - n} more of these ${files.length} paths are not shown here (text limit: ${limits.output_lines} lines / ${limits.output_bytes} bytes): all are in structuredContent.data.files, and the full list in storage_ref.`];
+}
+
 /**
  * The readable payload of a result, for the text content block. Many clients hand the model
  * only `content`, not `structuredContent`: without this, a model would be told "read 40
  * lines" and never see them. Rendered from the well-known `data` keys, already bounded by
  * each tool's output limits; the envelope JSON itself is never dumped here.
  */
-export function renderBody(data: unknown): string {
+export function renderBody(data: unknown, limits: TextLimits = DEFAULT_TEXT_LIMITS): string {
   if (!data || typeof data !== 'object') return '';
   const d = data as Record<string, unknown>;
   const parts: string[] = [];
@@ -20,7 +40,7 @@ export function renderBody(data: unknown): string {
       (m.after ?? []).forEach((t, i) => parts.push(`${m.file}-${line + 1 + i}-${t}`));
     }
   }
-  if (Array.isArray(d.files) && d.files.every((f) => typeof f === 'string')) parts.push(...(d.files as string[]));
+  if (Array.isArray(d.files) && d.files.every((f) => typeof f === 'string')) parts.push(...filesWithin(d.files as string[], limits));
   if (Array.isArray(d.counts)) {
     for (const c of d.counts as Array<{ file?: string; count?: number }>) parts.push(`${c.file}:${c.count}`);
   }

@@ -113,7 +113,7 @@ export function createMcpSession(rt: Runtime, ceiling: string[] | null, sessionI
     inflight.add(entry);
     try {
       const outcome = await call;
-      return toCallToolResult(outcome.envelope, outcome.content);
+      return toCallToolResult(outcome.envelope, outcome.content, rt.policy.data.limits);
     } finally {
       inflight.delete(entry);
       if (!own) ctx.signal.removeEventListener('abort', onAbort);
