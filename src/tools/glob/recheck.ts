@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, openSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readlinkSync, type Stats } from 'node:fs';
 import { realFolders } from '../walk/real-dirs.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
@@ -16,11 +16,13 @@ export interface RecheckHooks {
 /** Checks candidates one at a time, as an external lister reports them; close() when done. */
 export interface Rechecker {
   check(c: Candidate): boolean;
+  /** The entry's lstat, when every folder on its way is still a real folder; else undefined. */
+  lstat(rel: string): Stats | undefined;
   close(): void;
 }
 
 const dirOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
-const kept = (c: Candidate, st: ReturnType<typeof lstatSync> | undefined) => (c.link ? !!st?.isSymbolicLink() : !!st?.isFile());
+const kept = (c: Candidate, st: Stats | undefined) => (c.link ? !!st?.isSymbolicLink() : !!st?.isFile());
 
 /**
  * Re-checks on disk what an external lister (ripgrep) reported under `base`: every folder on the
@@ -50,17 +52,15 @@ export function recheckCandidates(base: string, candidates: Candidate[], hooks: 
 
 function byPath(base: string, hooks: RecheckHooks): Rechecker {
   const realDir = realFolders(base);
-  return {
-    check(c) {
-      const dirRel = dirOf(c.rel);
-      try {
-        if (!realDir(dirRel)) return false;
-        hooks.afterFolder?.(dirRel);
-        return kept(c, lstatSync(`${base}/${c.rel}`, { throwIfNoEntry: false }));
-      } catch { return false; /* gone or unreadable: left out */ }
-    },
-    close() {},
+  const lstat = (rel: string): Stats | undefined => {
+    const dirRel = dirOf(rel);
+    try {
+      if (!realDir(dirRel)) return undefined;
+      hooks.afterFolder?.(dirRel);
+      return lstatSync(`${base}/${rel}`, { throwIfNoEntry: false });
+    } catch { return undefined; /* gone or unreadable: left out */ }
   };
+  return { lstat, check: (c) => kept(c, lstat(c.rel)), close() {} };
 }
 
 /**
@@ -90,9 +90,11 @@ class PinnedRechecker implements Rechecker {
     if (cached !== undefined) return cached;
     const slash = dirRel.lastIndexOf('/');
     const parent = this.dirFd(slash < 0 ? '' : dirRel.slice(0, slash));
+    const seg = dirRel.slice(slash + 1);
     let fd = -1;
-    if (parent >= 0) {
-      try { fd = openSync(`/proc/self/fd/${parent}/${dirRel.slice(slash + 1)}`, DIR_FLAGS); } catch { /* a link, gone or unreadable */ }
+    // '.', '..' and empty segments never name a folder below (rg prints none; a caller's bug must not climb out).
+    if (parent >= 0 && seg !== '' && seg !== '.' && seg !== '..') {
+      try { fd = openSync(`/proc/self/fd/${parent}/${seg}`, DIR_FLAGS); } catch { /* a link, gone or unreadable */ }
     }
     // The parent was used above and is not needed again for this entry: the oldest may go.
     if (this.fds.size >= PINNED_DIR_CACHE) {
@@ -104,15 +106,21 @@ class PinnedRechecker implements Rechecker {
     return fd;
   }
 
-  check(c: Candidate): boolean {
-    const slash = c.rel.lastIndexOf('/');
-    const dirRel = slash < 0 ? '' : c.rel.slice(0, slash);
+  lstat(rel: string): Stats | undefined {
+    const slash = rel.lastIndexOf('/');
+    const dirRel = slash < 0 ? '' : rel.slice(0, slash);
+    const name = rel.slice(slash + 1);
+    if (name === '' || name === '.' || name === '..') return undefined;
     const fd = this.dirFd(dirRel);
-    if (fd < 0) return false;
+    if (fd < 0) return undefined;
     this.hooks.afterFolder?.(dirRel);
     try {
-      return kept(c, lstatSync(`/proc/self/fd/${fd}/${c.rel.slice(slash + 1)}`, { throwIfNoEntry: false }));
-    } catch { return false; /* unreadable */ }
+      return lstatSync(`/proc/self/fd/${fd}/${name}`, { throwIfNoEntry: false });
+    } catch { return undefined; /* unreadable */ }
+  }
+
+  check(c: Candidate): boolean {
+    return kept(c, this.lstat(c.rel));
   }
 
   close(): void {

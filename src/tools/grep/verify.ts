@@ -1,5 +1,5 @@
-import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
-import { realFolders } from '../walk/real-dirs.js';
+import { closeSync, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { openRechecker } from '../glob/recheck.js';
 import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
 import { decodeForSearch, searchText, showsLine } from './search-text.js';
@@ -8,9 +8,9 @@ import type { FileHit, OutputMode } from './types.js';
 /**
  * Checks files ripgrep reported before anything about them is returned: still a regular file
  * (not swapped for a symlink), one hard link unless allowed (a hard link can point at a file
- * outside the workspace), and its directory still where the search looked (no component a
- * symlink, one lstat per distinct directory, catches a directory swapped for a symlink during
- * the walk). Only the hits that will be shown or counted are checked: the first `need` items in
+ * outside the workspace), lstat'ed through a descriptor of its folder opened folder by folder
+ * without following links (glob's pinned re-check), so a directory swapped for a symlink during
+ * the walk, and back, cannot make a hit pass or count whose file exists only outside. Only the hits that will be shown or counted are checked: the first `need` items in
  * order, or all of them when there are at most `budget` hits — the cost follows the answer, not
  * the tree. Synchronous lstat (~2 µs, against ~12 µs through the thread pool) in slices, yielding
  * to the event loop between them.
@@ -36,17 +36,13 @@ const CONFIRM_WINDOW = 64;
 export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { allowHardlinks: boolean; need: number; budget: number; itemsOf: (h: FileHit) => number; isFileRoot: boolean }): Promise<Verified> {
   if (opts.isFileRoot) return { hits: sorted, exact: true, hardlinked: 0, moved: 0 };
   const base = rootAbs === '/' ? '' : rootAbs;
-  const dirOk = realFolders(base);
+  // Through pinned folders, as glob does: a folder swapped for a link and back cannot make a name pass
+  // (and be counted) whose file exists only outside.
+  const pinned = openRechecker(base);
   const check = (h: FileHit): 'ok' | 'hardlinked' | 'moved' => {
-    const slash = h.rel.lastIndexOf('/');
-    try {
-      if (!dirOk(slash < 0 ? '' : h.rel.slice(0, slash))) return 'moved';
-      const st = lstatSync(`${base}/${h.rel}`, { throwIfNoEntry: false });
-      if (!st?.isFile()) return 'moved';
-      return st.nlink > 1 && !opts.allowHardlinks ? 'hardlinked' : 'ok';
-    } catch {
-      return 'moved';
-    }
+    const st = pinned.lstat(h.rel);
+    if (!st?.isFile()) return 'moved';
+    return st.nlink > 1 && !opts.allowHardlinks ? 'hardlinked' : 'ok';
   };
   const all = sorted.length <= opts.budget;
   const out: FileHit[] = [];
@@ -54,13 +50,17 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
   let hardlinked = 0;
   let moved = 0;
   let i = 0;
-  while (i < sorted.length && (all || items < opts.need)) {
-    if (i > 0 && i % SLICE === 0) await new Promise<void>((r) => setImmediate(r));
-    const h = sorted[i++]!;
-    const v = check(h);
-    if (v === 'ok') { out.push(h); items += opts.itemsOf(h); }
-    else if (v === 'hardlinked') hardlinked++;
-    else moved++;
+  try {
+    while (i < sorted.length && (all || items < opts.need)) {
+      if (i > 0 && i % SLICE === 0) await new Promise<void>((r) => setImmediate(r));
+      const h = sorted[i++]!;
+      const v = check(h);
+      if (v === 'ok') { out.push(h); items += opts.itemsOf(h); }
+      else if (v === 'hardlinked') hardlinked++;
+      else moved++;
+    }
+  } finally {
+    pinned.close();
   }
   return { hits: out, exact: i >= sorted.length, hardlinked, moved };
 }

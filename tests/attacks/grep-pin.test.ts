@@ -1,0 +1,74 @@
+// grep's ripgrep engine checks each hit on disk before it is shown or counted (verifyHits). A
+// folder on the way swapped for a link to the outside and back while the check runs must not let
+// a name pass whose file exists only outside: the totals would then tell that it exists there.
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { startFolderSwapper, tempDir } from '../../src/testing/helpers.js';
+import { openRechecker } from '../../src/tools/glob/recheck.js';
+import { verifyHits } from '../../src/tools/grep/verify.js';
+import type { FileHit } from '../../src/tools/grep/types.js';
+
+const skipOffLinux = process.platform === 'linux' ? false : 'needs /proc/self/fd (Linux): elsewhere the check is by path';
+const hit = (rel: string): FileHit => ({ rel, records: [], count: 1 });
+const opts = { allowHardlinks: false, need: 10, budget: 100, itemsOf: () => 1, isFileRoot: false };
+
+function fixture() {
+  const t = tempDir('tg-grep-pin-');
+  const ws = path.join(t.dir, 'ws');
+  const out = path.join(t.dir, 'outside');
+  mkdirSync(path.join(ws, 'a', 'b'), { recursive: true });
+  mkdirSync(out, { recursive: true });
+  writeFileSync(path.join(ws, 'a', 'b', 'inside.txt'), 'needle\n');
+  writeFileSync(path.join(out, 'id_rsa'), 'needle\n');
+  writeFileSync(path.join(out, 'inside.txt'), 'needle\n');
+  return { ...t, ws, out };
+}
+
+test('racing: a folder swapped for a link over and over never lets an outside-only hit pass or count', { skip: skipOffLinux }, async (t) => {
+  const f = fixture();
+  t.after(f.cleanup);
+  const swapper = await startFolderSwapper(path.join(f.ws, 'a', 'b'), f.out);
+  let passed = 0;
+  let inside = 0;
+  try {
+    const end = Date.now() + 1500;
+    while (Date.now() < end) {
+      const v = await verifyHits([hit('a/b/id_rsa'), hit('a/b/inside.txt')], f.ws, opts);
+      for (const h of v.hits) if (h.rel.endsWith('id_rsa')) passed++; else inside++;
+    }
+  } finally { await swapper.stop(); }
+  assert.equal(passed, 0, 'an outside-only name passed the check');
+  assert.ok(inside > 0, 'control: the inside file passed at least once');
+});
+
+test('controls: a file there passes, a missing one, a folder, a link and a hard link do not; no descriptor leaks', { skip: skipOffLinux }, async (t) => {
+  const f = fixture();
+  t.after(f.cleanup);
+  const { linkSync, symlinkSync } = await import('node:fs');
+  symlinkSync(path.join(f.ws, 'a', 'b', 'inside.txt'), path.join(f.ws, 'a', 'l.txt'));
+  writeFileSync(path.join(f.ws, 'a', 'hard.txt'), 'needle\n');
+  linkSync(path.join(f.ws, 'a', 'hard.txt'), path.join(f.ws, 'a', 'hard2.txt'));
+  const before = readdirSync('/proc/self/fd').length;
+  const v = await verifyHits(['a/b/inside.txt', 'a/b/nope.txt', 'a/b', 'a/l.txt', 'a/hard.txt', 'a/hard2.txt', 'x/y.txt'].map(hit), f.ws, opts);
+  assert.equal(readdirSync('/proc/self/fd').length, before, 'no descriptor leaked');
+  assert.deepEqual(v.hits.map((h) => h.rel), ['a/b/inside.txt'], 'only the regular file with one link passes');
+  assert.equal(v.hardlinked, 2);
+  assert.equal(v.moved, 4);
+  const allowed = await verifyHits(['a/hard.txt'].map(hit), f.ws, { ...opts, allowHardlinks: true });
+  assert.deepEqual(allowed.hits.map((h) => h.rel), ['a/hard.txt'], 'hard links pass when allowed');
+});
+
+test("'..' and '.' segments never climb out of the pinned folder", { skip: skipOffLinux }, (t) => {
+  const f = fixture();
+  t.after(f.cleanup);
+  const r = openRechecker(path.join(f.ws, 'a'));
+  try {
+    // From ws/a, '../../outside/id_rsa' would name a real outside file by path.
+    for (const rel of ['../../outside/id_rsa', 'b/../../../outside/id_rsa', './b/inside.txt', 'b/./inside.txt', 'b//inside.txt', '..', 'b/..']) {
+      assert.equal(r.lstat(rel), undefined, rel);
+    }
+    assert.ok(r.lstat('b/inside.txt')?.isFile(), 'control');
+  } finally { r.close(); }
+});
