@@ -6,6 +6,7 @@ import type { PathAccess, ResolvedPath } from '../core/types.js';
 import type { PathRules } from './path-rules.js';
 import { IgnoreCompileCache } from '../tools/walk/ignore-cache.js';
 import { TreeSizes } from '../tools/walk/tree-sizes.js';
+import { LinkCache } from '../tools/walk/link-cache.js';
 import { ruleRefusal, secretsRefusal, spillRefusal, type PathGate, type SpillGuard } from './path-gate.js';
 
 const sep = '/';
@@ -42,11 +43,13 @@ export class Workspace {
     readonly ignoreCache: IgnoreCompileCache = new IgnoreCompileCache(),
     /** Sizes of the folders glob started from, to pick its engine (see TreeSizes). */
     readonly treeSizes: TreeSizes = new TreeSizes(),
+    /** Symbolic links per folder, checked by inode and ctime, for glob's ripgrep engine (see LinkCache). */
+    readonly linkCache: LinkCache = new LinkCache(),
   ) {}
 
   /** The same workspace judged for one call: the tool's path rules and the session's spills. */
   forCall(gate: PathGate | undefined, spills: SpillGuard | undefined): Workspace {
-    return new Workspace(this.roots, this.rules, this.emptyReason, gate, spills, this.ignoreCache, this.treeSizes);
+    return new Workspace(this.roots, this.rules, this.emptyReason, gate, spills, this.ignoreCache, this.treeSizes, this.linkCache);
   }
 
   /** Resolves every directory to its real path; refuses what is not a directory. */

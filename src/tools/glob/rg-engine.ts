@@ -8,7 +8,7 @@ import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES } fro
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
 import { openRechecker } from './recheck.js';
-import { findLinks, rgFiles } from './rg-list.js';
+import { rgFiles } from './rg-list.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
 
@@ -63,8 +63,8 @@ interface DirState {
  * walker's own ignore stack when rules above the start apply, the compiled pattern — and
  * re-checked on disk as it arrives (each folder still a folder, not a link; the entry still a
  * file, the link still a link), so a folder swapped for a link while rg ran cannot bring in
- * what lies outside. rg never lists a symbolic link without following it: `find -type l` runs
- * beside it and its links are judged by the walker's own ignore stack.
+ * what lies outside. rg never lists a symbolic link without following it: the links come from
+ * the workspace's LinkCache (read while rg runs) and are judged by the walker's own ignore stack.
  */
 export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput> {
   const { ws, start, compiled, prefix } = o;
@@ -109,7 +109,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   /**
    * Folders as the walker sees them. rg's files come from folders its own rules kept, so their
    * ignore verdict is taken from rg unless rules above the start apply (`withStacks` false);
-   * links come from find, which knows no ignore rules: the walker's stack judges every folder.
+   * links come from the link cache, which knows no ignore rules: the walker's stack judges every folder.
    */
   const folders = (withStacks: boolean) => {
     const dirs = new Map<string, DirState>();
@@ -157,21 +157,14 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   try {
     opened = await openDir(start, ws);
     const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
-    // One listing that cannot start stops the other (the walker then runs instead).
-    const stop = new AbortController();
-    const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
-    const common = { cwd, signal, deadline: o.deadline };
-    // Folders neither engine lists: the state dir, .git unless nothing is ignored, dot-folders unless hidden.
-    const prune = o.hidden ? [STATE_DIR_NAME, ...(o.gitignore ? ['.git'] : [])] : ['.*'];
-    const links: string[] = [];
-    const settled = await Promise.allSettled([
-      rgFiles(bin, args, { ...common, onItem: (rel) => consider(rel, false) }).catch((e: unknown) => { stop.abort(); throw e; }),
-      findLinks(prune, { ...common, onItem: (rel) => links.push(rel) }).catch((e: unknown) => { stop.abort(); throw e; }),
-    ]);
-    for (const x of settled) if (x.status === 'rejected') throw x.reason;
-    const [a, b] = settled.map((x) => (x as PromiseFulfilledResult<{ timedOut: boolean; aborted: boolean }>).value) as [{ timedOut: boolean; aborted: boolean }, { timedOut: boolean; aborted: boolean }];
-    for (const rel of links) consider(rel, true);
-    r = { timedOut: a.timedOut || b.timedOut, aborted: a.aborted || b.aborted };
+    const rg = rgFiles(bin, args, { cwd, signal: o.signal, deadline: o.deadline, onItem: (rel) => consider(rel, false) });
+    // While rg walks: the links (rg lists none), from the per-folder cache. Folders neither engine
+    // lists are pruned: the state dir, .git unless nothing is ignored, dot-folders unless hidden.
+    const prune = o.hidden ? (n: string) => n === STATE_DIR_NAME || (o.gitignore && n === '.git') : (n: string) => n.charCodeAt(0) === 46;
+    const l = ws.linkCache.list(start.abs, { prune, deadline: o.deadline, signal: o.signal });
+    const a = await rg;
+    for (const rel of l.links) consider(rel, true);
+    r = { timedOut: a.timedOut || l.timedOut, aborted: a.aborted || l.aborted };
   } finally {
     checker.close();
     await opened?.fh.close().catch(() => {});

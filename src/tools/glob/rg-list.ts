@@ -4,10 +4,9 @@ import { StringDecoder } from 'node:string_decoder';
 import { RgUnavailable } from '../grep/rg.js';
 
 /**
- * The two listings the ripgrep glob engine runs side by side, both streamed, NUL-separated:
- * `rg --files` (every regular file ripgrep's walk keeps, with its ignore and hidden rules) and
- * `find -type l` (the symbolic links, which rg never lists without following them; they are
- * few, and judged afterwards by the walker's own ignore rules).
+ * The listing the ripgrep glob engine runs, streamed, NUL-separated: `rg --files` (every regular
+ * file ripgrep's walk keeps, with its ignore and hidden rules). The symbolic links, which rg never
+ * lists without following them, come from the workspace's LinkCache (walk/link-cache.ts).
  */
 
 export interface ListOptions {
@@ -41,21 +40,6 @@ function stripDot(p: string): string {
 /** `rg --files --null` with the extra flags, over '.'. */
 export function rgFiles(bin: string, args: string[], o: ListOptions): Promise<ListResult> {
   return listing(bin, [...RG_BASE_ARGS, ...args, '--', '.'], o, 'ripgrep');
-}
-
-/**
- * `find . -type l`: every symbolic link under cwd, never followed, skipping the folders no
- * glob lists (`prune`: names tested against whole folder names, e.g. ".git", ".*").
- */
-export function findLinks(prune: string[], o: ListOptions): Promise<ListResult> {
-  const args = ['.', '-mindepth', '1'];
-  if (prune.length) {
-    args.push('(', '-type', 'd', '(');
-    prune.forEach((p, i) => args.push(...(i ? ['-o'] : []), '-name', p));
-    args.push(')', '-prune', ')', '-o');
-  }
-  args.push('-type', 'l', '-print0');
-  return listing('find', args, o, 'find');
 }
 
 function listing(bin: string, args: string[], o: ListOptions, what: string): Promise<ListResult> {
