@@ -241,3 +241,29 @@ test('glob engines: a folder swapped for a link to outside during the listing ne
     s.done();
   }
 });
+
+test('glob engines: ignore files created, changed and removed between calls on one workspace (rules above the start apply) are seen at once', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH');
+  const s = fixture();
+  t.after(() => s.done());
+  const same = async (label: string) => {
+    const a = await globWith(s.h, 'rg', { pattern: '**/*.h', path: 'src' });
+    const b = await globWith(s.h, 'builtin', { pattern: '**/*.h', path: 'src' });
+    assert.deepEqual(a.data.files, b.data.files, label);
+    return a.data.files;
+  };
+  const before = await same('start');
+  assert.ok(before.includes('src/sub/deeper/vmlinux.h'));
+  // A new .gitignore in a folder that had none (its folder's ctime changes).
+  write(s.ws, 'src/sub/deeper/.gitignore', 'vmlinux.h\n');
+  assert.ok(!(await same('created')).includes('src/sub/deeper/vmlinux.h'), 'a new ignore file is applied');
+  // Its content changed (the folder's ctime does not): still read every call.
+  write(s.ws, 'src/sub/deeper/.gitignore', 'nothing\n');
+  assert.ok((await same('changed')).includes('src/sub/deeper/vmlinux.h'), 'a changed ignore file is applied');
+  write(s.ws, 'src/sub/deeper/.ignore', 'vmlinux.h\n');
+  assert.ok(!(await same('.ignore created')).includes('src/sub/deeper/vmlinux.h'));
+  const { unlinkSync } = await import('node:fs');
+  unlinkSync(path.join(s.ws, 'src/sub/deeper/.ignore'));
+  assert.ok((await same('removed')).includes('src/sub/deeper/vmlinux.h'), 'a removed ignore file no longer applies');
+});

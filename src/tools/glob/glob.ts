@@ -101,6 +101,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   let visited = 0;
   let policySkipped = 0;
   let moved = 0;
+  let quiet = 0;
   let smallFolder = false;
   const setting = process.env.TOOLGATE_RG?.trim();
   const bin = caps.engine === 'builtin' ? null : await locateRg();
@@ -161,6 +162,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
           signal: ctx.signal, deadline: Date.now() + caps.timeLimitMs,
         });
         ({ matches, stopped, visited, moved } = r);
+        quiet = r.quiet;
         policySkipped = r.policySkipped;
         ran = true;
       } catch (e) {
@@ -194,7 +196,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
     data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped, skipped_by_policy: policySkipped, engine, fallback_reason: engine === 'builtin' ? fallbackReason : null },
     text,
     status: cut || stopped ? 'partial' : 'ok',
-    stats: { matched: total, visited },
+    stats: { matched: total, visited, ...(engine === 'ripgrep' ? { unchanged_folder_files: quiet } : {}) },
     ...(spill ? { storage_ref: spill.storage_ref, sha256: spill.sha256 } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, openSync, readlinkSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, statfsSync, type Stats } from 'node:fs';
 import { realFolders } from '../walk/real-dirs.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
@@ -129,4 +129,57 @@ class PinnedRechecker implements Rechecker {
     if (this.root >= 0) try { closeSync(this.root); } catch { /* already closed */ }
     this.root = -1;
   }
+}
+
+/**
+ * File systems whose timestamps this kernel sets from its own clock (statfs f_type): ext2/3/4,
+ * xfs, btrfs, tmpfs, overlayfs, f2fs, zfs, bcachefs, ramfs. Not network or FUSE file systems,
+ * where a server's clock sets them.
+ */
+const LOCAL_FS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0xf2f52010, 0x2fc12fc1, 0xca451a4e, 0x858458f6]);
+
+export interface Observation { dev: number; ino: number; ctimeMs: number }
+
+/**
+ * Folders whose entries provably did not change while an external lister (ripgrep) ran, so what
+ * it listed in them needs no re-check one entry at a time. A folder is quiet when it and every
+ * folder on its way from `base` were observed (`before`, after the lister started) with a ctime
+ * older than `cutoff` (the lister's start minus a margin far above the file system's clock tick)
+ * and are found now (`after`, once the lister has exited) with the same device, inode and ctime.
+ * Creating, removing or renaming an entry sets its folder's ctime to the current time, and no user
+ * can set a ctime back: so no entry of any folder on the way was created, removed, renamed or
+ * swapped for a link from before the lister started until now, and each path it opened named
+ * the folder found now. The base is the lister's pinned working folder (`pinnedFd`). Only on
+ * Linux, on a local file system (LOCAL_FS) and on the base's device (a mount inside the tree is
+ * not quiet). Call it only after the lister has exited: answers are remembered.
+ */
+export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number; before: (abs: string) => Observation | undefined }): (dirRel: string) => boolean {
+  const no = () => false;
+  if (!HAS_PROC_FD) return no;
+  let pinned: Stats;
+  try {
+    if (!LOCAL_FS.has(statfsSync(o.base || '/').type)) return no;
+    pinned = fstatSync(o.pinnedFd);
+  } catch { return no; }
+  const memo = new Map<string, boolean>();
+  const quiet = (rel: string): boolean => {
+    const known = memo.get(rel);
+    if (known !== undefined) return known;
+    let v = false;
+    const abs = rel === '' ? (o.base || '/') : `${o.base}/${rel}`;
+    const b = o.before(abs);
+    if (b && b.ctimeMs < o.cutoff && b.dev === pinned.dev) {
+      const slash = rel.lastIndexOf('/');
+      const wayOk = rel === '' ? b.ino === pinned.ino : quiet(slash < 0 ? '' : rel.slice(0, slash));
+      if (wayOk) {
+        try {
+          const a = lstatSync(abs, { throwIfNoEntry: false });
+          v = !!a?.isDirectory() && a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
+        } catch { /* unreadable: not quiet */ }
+      }
+    }
+    memo.set(rel, v);
+    return v;
+  };
+  return quiet;
 }

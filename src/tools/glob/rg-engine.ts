@@ -7,7 +7,8 @@ import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
 import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
-import { openRechecker } from './recheck.js';
+import { openRechecker, quietFolders } from './recheck.js';
+import { RACY_MS } from '../walk/link-cache.js';
 import { rgFiles } from './rg-list.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
@@ -36,6 +37,8 @@ export interface EngineOutput {
   stopped: 'time_cap' | null;
   /** Entries that failed the re-check (moved, swapped for a link) after ripgrep listed them. */
   moved: number;
+  /** Files taken without a check of their own: their folders provably did not change (quietFolders). */
+  quiet: number;
 }
 
 /** The pattern's last segment as an rg type glob (a file-name pre-filter), when it is certainly a superset. */
@@ -61,9 +64,10 @@ interface DirState {
  * THE EntryFilter for the entry and each folder on its way (deny lists, policy rules, the
  * state dir; an ask rule counted once per entry the walker would have visited), the
  * walker's own ignore stack when rules above the start apply, the compiled pattern — and
- * re-checked on disk as it arrives (each folder still a folder, not a link; the entry still a
- * file, the link still a link), so a folder swapped for a link while rg ran cannot bring in
- * what lies outside. rg never lists a symbolic link without following it: the links come from
+ * re-checked on disk (each folder still a folder, not a link; the entry still a file, the link
+ * still a link), so a folder swapped for a link while rg ran cannot bring in what lies outside.
+ * A file is taken without its own check only when every folder on its way provably did not
+ * change from before rg started until after it exited (quietFolders: inode and ctime). rg never lists a symbolic link without following it: the links come from
  * the workspace's LinkCache (read while rg runs) and are judged by the walker's own ignore stack.
  */
 export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput> {
@@ -86,9 +90,12 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   const name = asks ? null : nameFilter(compiled);
   if (name) args.push(`--type-add=tgsel:${name}`, '--type=tgsel');
 
+  /** The link cache's list() of this call, once it has run (it reads every folder under the start). */
+  let linkGen = -1;
   const readIgnores = (abs: string): string[] => {
     const out: string[] = [];
-    for (const f of RG_IGNORE_FILES) {
+    // The link cache read every folder under the start during this call: only the ignore files it saw are opened.
+    for (const f of (linkGen >= 0 ? ws.linkCache.ignoreFilesIn(abs, linkGen) : undefined) ?? RG_IGNORE_FILES) {
       const t = readIgnoreFileSync(abs, f);
       if (t !== null) out.push(t);
     }
@@ -133,13 +140,16 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   const fileDirs = folders(emulate);
   let linkDirs: ((rel: string) => DirState) | null = emulate ? fileDirs : null;
 
-  // Each match is re-checked on disk as it arrives (so the check overlaps rg's walk): each folder
-  // on the way still a folder, the entry still a file (or still a link), through pinned folders.
+  // The re-check through pinned folders: each folder on the way still a folder, the entry still a
+  // file (or still a link). Links are checked as they arrive; files once rg has exited, unless
+  // their folder provably did not change (quietFolders).
   const checker = openRechecker(base);
   const matched: string[] = [];
+  const pending: string[] = [];
   // Workspace.display, without its search of the roots when there is one.
   const show = ws.roots.length === 1 ? relToRootOf : (rel: string) => ws.display(`${base}/${rel}`);
   let moved = 0;
+  let quietOk = 0;
   const consider = (rel: string, link: boolean) => {
     if (rel === '' || rel.startsWith('/') || rel === '..' || rel.startsWith('../') || rel.endsWith('/..') || rel.includes('/../')) return;
     const matches = compiled.match(prefix + rel);
@@ -149,7 +159,9 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     const dir = link ? (linkDirs ??= folders(o.gitignore))(dirRel) : fileDirs(dirRel);
     if (!dir.read) return;
     if (judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack) || !matches) return;
-    if (checker.check({ rel, link })) matched.push(show(rel)); else moved++;
+    // Files wait for rg to exit (quiet folders need no check one by one); links are checked at once.
+    if (!link) pending.push(rel);
+    else if (checker.check({ rel, link })) matched.push(show(rel)); else moved++;
   };
 
   let opened;
@@ -157,18 +169,28 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   try {
     opened = await openDir(start, ws);
     const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
+    const started = Date.now();
     const rg = rgFiles(bin, args, { cwd, signal: o.signal, deadline: o.deadline, onItem: (rel) => consider(rel, false) });
     // While rg walks: the links (rg lists none), from the per-folder cache. Folders neither engine
     // lists are pruned: the state dir, .git unless nothing is ignored, dot-folders unless hidden.
     const prune = o.hidden ? (n: string) => n === STATE_DIR_NAME || (o.gitignore && n === '.git') : (n: string) => n.charCodeAt(0) === 46;
     const l = ws.linkCache.list(start.abs, { prune, deadline: o.deadline, signal: o.signal });
+    linkGen = l.generation;
     const a = await rg;
     for (const rel of l.links) consider(rel, true);
+    // rg has exited: a file in a folder that provably did not change since before rg started is
+    // what rg saw there; any other is re-checked through pinned folder descriptors.
+    const quiet = quietFolders({ base, pinnedFd: opened.fh.fd, cutoff: started - RACY_MS, before: (abs) => ws.linkCache.observed(abs, l.generation) });
+    for (const rel of pending) {
+      const slash = rel.lastIndexOf('/');
+      if (quiet(slash < 0 ? '' : rel.slice(0, slash))) { matched.push(show(rel)); quietOk++; }
+      else if (checker.check({ rel, link: false })) matched.push(show(rel)); else moved++;
+    }
     r = { timedOut: a.timedOut || l.timedOut, aborted: a.aborted || l.aborted };
   } finally {
     checker.close();
     await opened?.fh.close().catch(() => {});
   }
   if (r.aborted) throw new ToolError('Cancelled', 'The glob was cancelled.');
-  return { matches: matched, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, moved };
+  return { matches: matched, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, moved, quiet: quietOk };
 }

@@ -100,3 +100,25 @@ test('time limit and cancellation stop the walk and say so', (t) => {
   ctrl.abort();
   assert.equal(c.list(f.ws, { prune: none, deadline: far(), signal: ctrl.signal }).aborted, true);
 });
+
+test('ignoreFilesIn: the ignore files a folder holds, in precedence order, only for the list() call that saw it', (t) => {
+  const f = tree();
+  t.after(f.cleanup);
+  writeFileSync(path.join(f.ws, 'a/.rgignore'), 'x\n');
+  writeFileSync(path.join(f.ws, 'a/.gitignore'), 'x\n');
+  mkdirSync(path.join(f.ws, 'a/b/.ignore'));
+  const c = new LinkCache();
+  const first = c.list(f.ws, { prune: none, deadline: far() });
+  assert.deepEqual(c.ignoreFilesIn(path.join(f.ws, 'a'), first.generation), ['.gitignore', '.rgignore']);
+  assert.deepEqual(c.ignoreFilesIn(path.join(f.ws, 'a/b'), first.generation), ['.ignore'], 'any type: the reader decides');
+  assert.deepEqual(c.ignoreFilesIn(path.join(f.ws, 'e'), first.generation), []);
+  assert.equal(c.ignoreFilesIn(path.join(f.ws, 'nope'), first.generation), undefined, 'never seen');
+  // A later list() from a sub-folder: its folders are current, the rest and the old call's number are not.
+  const second = c.list(path.join(f.ws, 'e'), { prune: none, deadline: far() });
+  assert.deepEqual(c.ignoreFilesIn(path.join(f.ws, 'e'), second.generation), []);
+  assert.equal(c.ignoreFilesIn(path.join(f.ws, 'a'), second.generation), undefined, 'not confirmed by this call');
+  assert.equal(c.ignoreFilesIn(path.join(f.ws, 'e'), first.generation), undefined, 'an older call');
+  // Pruned folders are not confirmed either.
+  const third = c.list(f.ws, { prune: (n) => n === 'a', deadline: far() });
+  assert.equal(c.ignoreFilesIn(path.join(f.ws, 'a'), third.generation), undefined);
+});

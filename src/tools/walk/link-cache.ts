@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, type Stats } from 'node:fs';
+import { RG_IGNORE_FILES } from './ignore-stack.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -12,16 +13,23 @@ export const LINK_CACHE_MAX_DIRS = 500_000;
 export const RACY_MS = 2000;
 
 interface Folder {
+  dev: number;
   ino: number;
   ctimeMs: number;
   trusted: boolean;
   links: string[];
   dirs: string[];
+  /** Entries named like an ignore file (RG_IGNORE_FILES order), whatever their type. */
+  ignores: string[];
+  /** The list() call that last confirmed or read this record. */
+  seen: number;
 }
 
 export interface LinkList {
   /** Paths of the symbolic links found, relative to the start, '/'-separated. */
   links: string[];
+  /** This call's number, for ignoreFilesIn. */
+  generation: number;
   timedOut: boolean;
   aborted: boolean;
 }
@@ -40,32 +48,56 @@ export class LinkCache {
   private readonly folders = new Map<string, Folder>();
   /** Folders read (not taken from the cache) by the last list(): for tests and stats. */
   lastReads = 0;
+  /** Counts list() calls: a record is current for the call that last saw it. */
+  private generation = 0;
 
   constructor(private readonly racyMs = RACY_MS) {}
 
   list(startAbs: string, o: { prune: (name: string) => boolean; deadline: number; signal?: AbortSignal }): LinkList {
     const links: string[] = [];
+    const gen = ++this.generation;
     const base = startAbs === '/' ? '' : startAbs;
     const stack: string[] = [''];
     let reads = 0;
     let n = 0;
     while (stack.length) {
       if ((++n & 255) === 0) {
-        if (o.signal?.aborted) return { links, timedOut: false, aborted: true };
-        if (Date.now() > o.deadline) return { links, timedOut: true, aborted: false };
+        if (o.signal?.aborted) return { links, generation: gen, timedOut: false, aborted: true };
+        if (Date.now() > o.deadline) return { links, generation: gen, timedOut: true, aborted: false };
       }
       const rel = stack.pop()!;
       const abs = rel === '' ? startAbs : `${base}/${rel}`;
-      const f = this.folder(abs, () => reads++);
+      const f = this.folder(abs, gen, () => reads++);
       if (!f) continue;
       for (const name of f.links) links.push(rel === '' ? name : `${rel}/${name}`);
       for (const name of f.dirs) if (!o.prune(name)) stack.push(rel === '' ? name : `${rel}/${name}`);
     }
     this.lastReads = reads;
-    return { links, timedOut: false, aborted: false };
+    return { links, generation: gen, timedOut: false, aborted: false };
   }
 
-  private folder(abs: string, onRead: () => void): Folder | null {
+  /**
+   * Which ignore files a folder holds, as list() call `generation` saw it: undefined when that
+   * call did not confirm the folder, or another list() has run since (then read them all). Saves
+   * three failed opens per folder when ignore rules above the start make glob read every folder's.
+   */
+  ignoreFilesIn(abs: string, generation: number): readonly string[] | undefined {
+    if (generation !== this.generation) return undefined;
+    const f = this.folders.get(abs);
+    return f && f.seen === generation ? f.ignores : undefined;
+  }
+
+  /**
+   * A folder's device, inode and ctime as list() call `generation` observed them (its lstat in
+   * that call, or the fstat of its read), or undefined (not seen by that call, or another ran since).
+   */
+  observed(abs: string, generation: number): { dev: number; ino: number; ctimeMs: number } | undefined {
+    if (generation !== this.generation) return undefined;
+    const f = this.folders.get(abs);
+    return f && f.seen === generation ? f : undefined;
+  }
+
+  private folder(abs: string, gen: number, onRead: () => void): Folder | null {
     let st: Stats | undefined;
     try { st = lstatSync(abs, { throwIfNoEntry: false }); } catch { /* unreadable */ }
     if (!st?.isDirectory()) {
@@ -73,9 +105,12 @@ export class LinkCache {
       return null;
     }
     const known = this.folders.get(abs);
-    if (known && known.trusted && known.ino === st.ino && known.ctimeMs === st.ctimeMs) return known;
+    if (known && known.trusted && known.ino === st.ino && known.dev === st.dev && known.ctimeMs === st.ctimeMs) {
+      known.seen = gen;
+      return known;
+    }
     onRead();
-    const f = readFolder(abs, this.racyMs);
+    const f = readFolder(abs, this.racyMs, gen);
     if (!f) {
       this.folders.delete(abs);
       return null;
@@ -87,7 +122,7 @@ export class LinkCache {
 }
 
 /** One folder's links and subfolders, with the inode and ctime read before its entries. */
-function readFolder(abs: string, racyMs: number): Folder | null {
+function readFolder(abs: string, racyMs: number, seen: number): Folder | null {
   const started = Date.now();
   let fd = -1;
   try {
@@ -96,11 +131,14 @@ function readFolder(abs: string, racyMs: number): Folder | null {
     const entries = readdirSync(HAS_PROC_FD ? `/proc/self/fd/${fd}` : abs, { withFileTypes: true });
     const links: string[] = [];
     const dirs: string[] = [];
+    const found = new Set<string>();
     for (const e of entries) {
       if (e.isSymbolicLink()) links.push(e.name);
       else if (e.isDirectory()) dirs.push(e.name);
+      if (e.name.charCodeAt(0) === 46 && RG_IGNORE_FILES.includes(e.name)) found.add(e.name);
     }
-    return { ino: st.ino, ctimeMs: st.ctimeMs, trusted: started - st.ctimeMs > racyMs, links, dirs };
+    const ignores = RG_IGNORE_FILES.filter((n) => found.has(n));
+    return { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, trusted: started - st.ctimeMs > racyMs, links, dirs, ignores, seen };
   } catch {
     return null; /* gone, a link, or unreadable: nothing listed, as find lists nothing there */
   } finally {
