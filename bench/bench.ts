@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --tree DIR] [-- --files N] [-- --quick]
+ * npm run bench [-- --tree DIR [--tree-glob SUB]… [--tree-read FILE] [--tree-list SUB]] [-- --files N] [-- --quick]
  * Compares, in one run and on the same work: toolgate, the raw baseline (ripgrep, direct fs
  * calls) and the official MCP filesystem server. Prints medians and ratios.
  */
@@ -17,7 +17,11 @@ import { ensureTree, NEEDLE, resetEditFiles } from './tree.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
-  options: { tree: { type: 'string' }, files: { type: 'string' }, quick: { type: 'boolean' }, skip: { type: 'string', multiple: true }, scale: { type: 'string' } },
+  options: {
+    tree: { type: 'string' }, files: { type: 'string' }, quick: { type: 'boolean' }, skip: { type: 'string', multiple: true }, scale: { type: 'string' },
+    // On a real tree (--tree): the folders to glob **/*.h in (default: its root), a file to read, a folder to list.
+    'tree-glob': { type: 'string', multiple: true }, 'tree-read': { type: 'string' }, 'tree-list': { type: 'string' },
+  },
 });
 const quick = values.quick === true;
 const skip = new Set(values.skip ?? []);
@@ -74,22 +78,24 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
   const tgFallback = await startToolgate(root, { TOOLGATE_RG: 'off' });
   const reps = quick ? 3 : 5;
   try {
-    if (info && tg.tools.has('read_file')) {
+    const readRel = info?.sampleFile4k ?? values['tree-read'];
+    const listRel = info?.sampleDir ?? values['tree-list'];
+    if (readRel && tg.tools.has('read_file')) {
       const n = quick ? 100 : 300;
-      const abs = path.join(root, info.sampleFile4k);
-      const [t, f] = await timeInterleaved(n, [() => callOk(tg, 'read_file', { path: info.sampleFile4k }), () => callOk(fsS, 'read_text_file', { path: abs })], 20);
+      const abs = path.join(root, readRel);
+      const [t, f] = await timeInterleaved(n, [() => callOk(tg, 'read_file', { path: readRel }), () => callOk(fsS, 'read_text_file', { path: abs })], 20);
       const b = await timeRuns(n, () => readFile(abs, 'utf8'), 20);
-      rows.push({ group: g, op: `read_file 4 KB (p50 of ${n})`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'fs.readFile' });
+      rows.push({ group: g, op: `read_file ${info ? '4 KB' : readRel} (p50 of ${n})`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'fs.readFile' });
 
       const par = (c: () => Promise<unknown>) => timeRuns(quick ? 10 : 30, () => Promise.all(Array.from({ length: 50 }, c)), 3);
       const fifty = (c: () => Promise<unknown>) => () => Promise.all(Array.from({ length: 50 }, c));
-      const [tp, fp] = await timeInterleaved(quick ? 10 : 30, [fifty(() => callOk(tg, 'read_file', { path: info.sampleFile4k })), fifty(() => callOk(fsS, 'read_text_file', { path: abs }))], 3);
+      const [tp, fp] = await timeInterleaved(quick ? 10 : 30, [fifty(() => callOk(tg, 'read_file', { path: readRel })), fifty(() => callOk(fsS, 'read_text_file', { path: abs }))], 3);
       const bp = await par(() => readFile(abs, 'utf8'));
       rows.push({ group: g, op: '50 concurrent read_file (wall, p50)', toolgate: median(tp), fsserver: median(fp), baseline: median(bp), baselineName: '50 × fs.readFile',
         note: `50 sequential toolgate reads ≈ ${fmt(median(t) * 50)} ms` });
     }
-    if (info && tg.tools.has('list_dir')) {
-      const dir = info.sampleDir;
+    if (listRel && tg.tools.has('list_dir')) {
+      const dir = listRel;
       const abs = path.join(root, dir);
       let counts = '';
       const [t, f] = await timeInterleaved(50, [
@@ -100,9 +106,9 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
         const es = await readdir(abs, { withFileTypes: true });
         await Promise.all(es.map((e) => stat(path.join(abs, e.name))));
       }, 5);
-      rows.push({ group: g, op: 'list_dir ~100 entries (p50 of 50)', toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readdir+stat', note: `${counts}; fs server: names and [FILE]/[DIR] only` });
+      rows.push({ group: g, op: `list_dir ${info ? '~100 entries' : dir} (p50 of 50)`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readdir+stat', note: `${counts}; fs server: names and [FILE]/[DIR] only` });
     }
-    if (tg.tools.has('glob')) await globRow(g, root, tg, tgFallback, fsS, info ? 'pkg000' : '.', reps);
+    if (tg.tools.has('glob')) for (const sub of info ? ['pkg000'] : values['tree-glob'] ?? ['.']) await globRow(g, root, tg, tgFallback, fsS, sub, reps);
     if (tg.tools.has('grep')) await grepRow(g, root, tg, tgFallback, info ? NEEDLE : 'TODO', reps);
     if (info && tg.tools.has('edit_file')) {
       resetEditFiles(root);
@@ -164,7 +170,10 @@ async function globRow(g: string, root: string, tg: Connected, tgFallback: Conne
   let b: number[] = [];
   if (rgPath) {
     b = await timeRuns(reps, () => run(rgPath, ['--files', '-g', '*.h', sub], { cwd: root, maxBuffer: 1 << 30 }));
-    note = check(`${g}: glob **/*.h in ${sub}${stopped ? ` (toolgate stopped: ${stopped})` : ''}`, n, (await rgLines(['--files', '--no-require-git', '-g', '*.h', sub], root)).length, 'rg --files');
+    // glob also returns symbolic links, which rg --files never lists: find counts those (dot-folders pruned, as glob does).
+    const links = await run('find', [sub, '-mindepth', '1', '(', '-type', 'd', '-name', '.*', '-prune', ')', '-o', '-type', 'l', '-name', '*.h', '-print'], { cwd: root, maxBuffer: 1 << 30 })
+      .then((r) => String(r.stdout).split('\n').filter(Boolean).length, () => 0);
+    note = check(`${g}: glob **/*.h in ${sub}${stopped ? ` (toolgate stopped: ${stopped})` : ''}`, n, (await rgLines(['--files', '--no-require-git', '-g', '*.h', sub], root)).length + links, 'rg --files + find -type l');
   }
   rows.push({ group: g, op: `glob **/*.h in ${sub}/`, toolgate: median(t), fsserver: f.length ? median(f) : undefined, baseline: b.length ? median(b) : undefined, baselineName: 'rg --files -g', note });
   rows.push({ group: g, op: 'glob, built-in walker (no rg)', toolgate: median(fb), baseline: median(gb), baselineName: 'globby in-process', note: 'globby: gitignore, no symlinks, no sandbox checks' });

@@ -72,3 +72,26 @@ test("'..' and '.' segments never climb out of the pinned folder", { skip: skipO
     assert.ok(r.lstat('b/inside.txt')?.isFile(), 'control');
   } finally { r.close(); }
 });
+
+test('confirmContent, file names only: a file is returned only if it holds the pattern now (literal fast path and regex path alike)', { skip: skipOffLinux }, async (t) => {
+  const { confirmContent } = await import('../../src/tools/grep/verify.js');
+  const { toJsPattern } = await import('../../src/tools/grep/regex.js');
+  const f = fixture();
+  t.after(f.cleanup);
+  writeFileSync(path.join(f.ws, 'a/has.txt'), 'x\r\nkmem_cache_zalloc(\r\n');
+  writeFileSync(path.join(f.ws, 'a/gone.txt'), 'rewritten after rg saw it\n');
+  writeFileSync(path.join(f.ws, 'a/split.txt'), 'kmem_cache_\nzalloc\n');
+  writeFileSync(path.join(f.ws, 'a/bin.txt'), Buffer.from([0x6b, 0x6d, 0x65, 0x6d, 0, 1, 2]));
+  const hits = ['a/has.txt', 'a/gone.txt', 'a/split.txt', 'a/bin.txt'].map(hit);
+  for (const q of [
+    { pattern: 'kmem_cache_zalloc', fixed_strings: true },
+    { pattern: 'kmem_cache_zalloc', fixed_strings: false },
+    { pattern: 'kmem_cache_z[a]lloc', fixed_strings: false },
+    { pattern: 'KMEM_CACHE_ZALLOC', fixed_strings: true, ignore_case: true },
+  ]) {
+    const pat = toJsPattern({ ignore_case: false, multiline: false, ...q });
+    const c = await confirmContent(hits, f.ws, 10, { mode: 'files_with_matches', pat, multiline: false });
+    assert.deepEqual(c.hits.map((h) => h.rel), ['a/has.txt'], JSON.stringify(q));
+    assert.equal(c.changed, 3);
+  }
+});

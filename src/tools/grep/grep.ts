@@ -147,7 +147,10 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
       try {
         const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${dir.fh.fd}` : rp.abs;
         const denyGlobs = rootFreeGlobs(ws.rules.deny);
-        const result = await rgSearch({ ...common, bin, denyGlobs, cwd, target: '.', atWorkspaceRoot: rp.relToRoot === '' });
+        // The search gets no deny exclusions: every hit is judged by the filter anyway, and matching
+        // the globs against every path cost rg more than the few files they skip (the Linux tree,
+        // 78,579 files: +25 ms of rg's 370). The listing below, run only for ask rules, keeps them.
+        const result = await rgSearch({ ...common, bin, denyGlobs: [], cwd, target: '.', atWorkspaceRoot: rp.relToRoot === '' });
         if (ws.gate?.asks) {
           // rg reports matching files only: count what an ask rule leaves out by name, as the built-in walk does.
           const byName = new DenyFilter(ws, rp.relToRoot, rp.abs);

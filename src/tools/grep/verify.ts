@@ -96,6 +96,9 @@ export async function confirmContent(sorted: FileHit[], rootAbs: string, need: n
         return h.records.every((r) => r.text.split('\n').every((t, k) => lines[r.line - 1 + k] !== undefined && showsLine(lines[r.line - 1 + k]!, t)));
       }
       if (!check.pat) return true; // a pattern only ripgrep can run: the folder and lstat checks stand alone
+      // A file name only: a literal with no line break is in some line exactly when it is in the text.
+      const lit = check.pat.literal;
+      if (check.mode === 'files_with_matches' && !check.multiline && lit !== null && !/[\r\n]/.test(lit)) return text.includes(lit);
       // Names and counts: the real file must match (as often) under the translated pattern.
       const found = searchText(text, check.pat, check.multiline, check.mode, 0);
       return check.mode === 'files_with_matches' ? !!found : found?.count === h.count;
