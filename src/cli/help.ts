@@ -33,7 +33,7 @@ Environment:
   TOOLGATE_TOKEN      bearer token required by the HTTP transport
   TOOLGATE_RG         off: grep and glob use their built-in engines; /path/to/rg: that ripgrep binary
   TOOLGATE_GLOB_WALK_MAX  glob walks a folder of up to this many entries itself before it
-                      starts ripgrep (default 2000; 0: always ripgrep when present)
+                      starts ripgrep (default 1000; 0: always ripgrep when present)
   TOOLGATE_SANDBOX    none: act as if bubblewrap were not installed (auto → no sandbox)
   TOOLGATE_NOTIFY     off: no desktop notification when an approval starts waiting
   XDG_STATE_HOME      stored grants live in $XDG_STATE_HOME/toolgate (default ~/.local/state)
