@@ -99,6 +99,30 @@ export function requiredLiterals(pattern: string): string[] {
 }
 
 /**
+ * Candidate strings for one path: itself and each ancestor, relative and absolute (without the
+ * leading slash), empty segments dropped. Every resolve asks it: prefixes are cut from the
+ * string, not split and joined again for each ancestor.
+ */
+export function pathCandidates(rel: string | null, abs: string): string[] {
+  const out: string[] = [];
+  const add = (p: string) => {
+    let i = 0;
+    while (p.charCodeAt(i) === 47) i++;
+    let s = i ? p.slice(i) : p;
+    if (s.endsWith('/') || s.includes('//')) s = s.split('/').filter(Boolean).join('/');
+    while (s) {
+      out.push(s);
+      const cut = s.lastIndexOf('/');
+      if (cut < 0) break;
+      s = s.slice(0, cut);
+    }
+  };
+  if (rel) add(rel);
+  add(abs);
+  return out;
+}
+
+/**
  * `abs` relative to every folder in `bases` that holds it, other than `rel` (a rule is relative
  * to a root: with nested roots — a client root inside the `--workspace` ceiling, two roots one
  * inside the other — a path has one spelling per root, and a rule holds under each of them).
@@ -189,21 +213,10 @@ export class PathRules {
     return new PathRules([...DEFAULT_DENY, ...extraDeny], [...DEFAULT_PROTECT, ...extraProtect], protectedAbs, allowHardlinks, deniedAbs);
   }
 
-  /** Candidate strings for one path: itself and each ancestor, relative and absolute (without the leading slash). */
-  private static candidates(rel: string | null, abs: string): string[] {
-    const out: string[] = [];
-    const add = (p: string) => {
-      const parts = p.split('/').filter(Boolean);
-      for (let i = parts.length; i >= 1; i--) out.push(parts.slice(0, i).join('/'));
-    };
-    if (rel) add(rel);
-    add(abs);
-    return out;
-  }
 
   private matches(match: (p: string) => boolean, rel: string | null, abs: string, asDir: boolean): boolean {
     for (const r of [rel, ...otherRels(abs, this.bases, rel)]) {
-      for (const c of PathRules.candidates(r, abs)) if (match(c)) return true;
+      for (const c of pathCandidates(r, abs)) if (match(c)) return true;
       // A directory whose children are all denied (e.g. `**/.ssh/**`) must not be listed either.
       if (asDir && (match(r ? `${r}/${INSIDE}` : INSIDE) || match(`${abs.replace(/^\/+/, '')}/${INSIDE}`))) return true;
     }
