@@ -92,8 +92,8 @@ class PinnedRechecker implements Rechecker {
     const parent = this.dirFd(slash < 0 ? '' : dirRel.slice(0, slash));
     const seg = dirRel.slice(slash + 1);
     let fd = -1;
-    // '.', '..' and empty segments never name a folder below (rg prints none; a caller's bug must not climb out).
-    if (parent >= 0 && seg !== '' && seg !== '.' && seg !== '..') {
+    // '.', '..' and empty segments (a leading '/' is one) never name a folder below (rg prints none; a caller's bug must not climb out).
+    if (parent >= 0 && slash !== 0 && seg !== '' && seg !== '.' && seg !== '..') {
       try { fd = openSync(`/proc/self/fd/${parent}/${seg}`, DIR_FLAGS); } catch { /* a link, gone or unreadable */ }
     }
     // The parent was used above and is not needed again for this entry: the oldest may go.
@@ -110,7 +110,7 @@ class PinnedRechecker implements Rechecker {
     const slash = rel.lastIndexOf('/');
     const dirRel = slash < 0 ? '' : rel.slice(0, slash);
     const name = rel.slice(slash + 1);
-    if (name === '' || name === '.' || name === '..') return undefined;
+    if (slash === 0 || name === '' || name === '.' || name === '..') return undefined;
     const fd = this.dirFd(dirRel);
     if (fd < 0) return undefined;
     this.hooks.afterFolder?.(dirRel);
