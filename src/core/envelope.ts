@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorInfo } from './errors.js';
 import type { ExtraContent, Status } from './types.js';
-import { renderBody, renderDetails, type TextLimits } from './render.js';
+import { DEFAULT_TEXT_LIMITS, lessUsed, renderBody, renderDetails, type TextLimits } from './render.js';
 
 export const errorSchema = z.object({
   code: z.enum(ERROR_CODES),
@@ -57,9 +57,12 @@ export function toCallToolResult(env: Envelope, extra: ExtraContent[] = [], limi
   if (env.warnings?.length) lines.push(...env.warnings.map((w) => `warning: ${w}`));
   const details = renderDetails(env.error?.details);
   if (details) lines.push('', details);
-  const body = renderBody(env.data, limits);
+  const saved = env.artifacts.storage_ref ? `(full output: ${env.artifacts.storage_ref}, sha256 ${env.artifacts.sha256})` : null;
+  // The body gets what the rest of the text block leaves of the limits (SPEC §3 bounds the whole block).
+  const rest = [...lines, '', ...(saved ? ['', saved] : [])].join('\n');
+  const body = renderBody(env.data, lessUsed(limits ?? DEFAULT_TEXT_LIMITS, Buffer.byteLength(rest) + 1, rest.split('\n').length), !!saved);
   if (body) lines.push('', body);
-  if (env.artifacts.storage_ref) lines.push('', `(full output: ${env.artifacts.storage_ref}, sha256 ${env.artifacts.sha256})`);
+  if (saved) lines.push('', saved);
   return {
     content: [{ type: 'text' as const, text: lines.join('\n') }, ...extra],
     structuredContent: env as unknown as Record<string, unknown>,

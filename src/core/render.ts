@@ -2,20 +2,33 @@ export interface TextLimits { output_bytes: number; output_lines: number }
 /** The SPEC's defaults for text returned to the model (policy `limits:` may change them). */
 export const DEFAULT_TEXT_LIMITS: TextLimits = { output_bytes: 51_200, output_lines: 2000 };
 
+/** Bytes and lines of the text block kept for what is not the file list (summary, warnings, the storage_ref line). */
+export const TEXT_RESERVE = { bytes: 4096, lines: 16 };
+
+/** The limits less what other text already uses (never below one line and zero bytes). */
+export function lessUsed(limits: TextLimits, bytes: number, lines: number): TextLimits {
+  return { output_bytes: Math.max(0, limits.output_bytes - bytes), output_lines: Math.max(1, limits.output_lines - lines) };
+}
+
 /**
- * As many paths as fit the text limits, then one line saying where the rest are. A glob may
- * return up to 10,000 paths in structuredContent; the text block stays a bounded read (SPEC §3).
+ * As many paths as fit the text limits (the closing line included), then one line saying where
+ * the rest are. A glob may return up to 10,000 paths in structuredContent; the text block stays
+ * a bounded read (SPEC §3). `saved`: the full list is in storage_ref (else only structuredContent).
  */
-export function filesWithin(files: string[], limits: TextLimits): string[] {
+export function filesWithin(files: string[], limits: TextLimits, saved = true): string[] {
+  let all = 0;
+  for (const f of files) all += Buffer.byteLength(f) + 1;
+  if (files.length <= limits.output_lines && all - (files.length ? 1 : 0) <= limits.output_bytes) return files;
+  const more = (n: number) => `… ${files.length - n} more of these ${files.length} paths are not shown here (text limit: ${limits.output_lines} lines / ${limits.output_bytes} bytes): all are in structuredContent.data.files${saved ? ', and the full list in storage_ref' : ''}.`;
+  // The closing line is longest with n = 0 (most digits): reserve that.
+  const room = limits.output_bytes - Buffer.byteLength(more(0));
   let bytes = 0;
   let n = 0;
-  const lines = Math.max(1, limits.output_lines - 1);
-  for (; n < files.length && n < lines; n++) {
+  for (; n < files.length && n < limits.output_lines - 1; n++) {
     bytes += Buffer.byteLength(files[n]!) + 1;
-    if (bytes > limits.output_bytes) break;
+    if (bytes > room) break;
   }
-  if (n === files.length) return files;
-  return [...files.slice(0, n), `… ${files.length - n} more of these ${files.length} paths are not shown here (text limit: ${limits.output_lines} lines / ${limits.output_bytes} bytes): all are in structuredContent.data.files, and the full list in storage_ref.`];
+  return [...files.slice(0, n), more(n)];
 }
 
 /**
@@ -24,7 +37,7 @@ export function filesWithin(files: string[], limits: TextLimits): string[] {
  * lines" and never see them. Rendered from the well-known `data` keys, already bounded by
  * each tool's output limits; the envelope JSON itself is never dumped here.
  */
-export function renderBody(data: unknown, limits: TextLimits = DEFAULT_TEXT_LIMITS): string {
+export function renderBody(data: unknown, limits: TextLimits = DEFAULT_TEXT_LIMITS, saved = true): string {
   if (!data || typeof data !== 'object') return '';
   const d = data as Record<string, unknown>;
   const parts: string[] = [];
@@ -40,7 +53,7 @@ export function renderBody(data: unknown, limits: TextLimits = DEFAULT_TEXT_LIMI
       (m.after ?? []).forEach((t, i) => parts.push(`${m.file}-${line + 1 + i}-${t}`));
     }
   }
-  if (Array.isArray(d.files) && d.files.every((f) => typeof f === 'string')) parts.push(...filesWithin(d.files as string[], limits));
+  if (Array.isArray(d.files) && d.files.every((f) => typeof f === 'string')) parts.push(...filesWithin(d.files as string[], limits, saved));
   if (Array.isArray(d.counts)) {
     for (const c of d.counts as Array<{ file?: string; count?: number }>) parts.push(`${c.file}:${c.count}`);
   }

@@ -15,15 +15,20 @@ test('filesWithin keeps what fits the byte and line limits, and names the rest',
   assert.equal(byLines.length, 11);
   assert.deepEqual(byLines.slice(0, 10), files.slice(0, 10));
   assert.match(byLines[10]!, /^… 40 more of these 50 paths .*structuredContent\.data\.files.*storage_ref/);
-  // 14 bytes a path + a newline: 100 bytes hold 6.
-  const byBytes = filesWithin(files, { output_bytes: 100, output_lines: 2000 });
-  assert.deepEqual(byBytes.slice(0, -1), files.slice(0, 6));
-  assert.match(byBytes.at(-1)!, /^… 44 more/);
-  // Multi-byte names are counted in bytes, not characters.
-  const wide = filesWithin(['é'.repeat(30), 'é'.repeat(30)], { output_bytes: 70, output_lines: 2000 });
-  assert.equal(wide.length, 2, 'the second 61-byte line does not fit in 70 bytes');
-  const body = renderBody({ files }, { output_bytes: 100, output_lines: 2000 });
-  assert.equal(body.split('\n').length, 7);
+  // 14 bytes a path + a newline; the closing line (161 bytes) is kept room for: 300 bytes hold 9 paths and it.
+  const byBytes = filesWithin(files, { output_bytes: 300, output_lines: 2000 });
+  assert.deepEqual(byBytes.slice(0, -1), files.slice(0, 9));
+  assert.match(byBytes.at(-1)!, /^… 41 more/);
+  assert.ok(Buffer.byteLength(byBytes.join('\n')) <= 300);
+  // Multi-byte names are counted in bytes, not characters: 61 bytes a line.
+  const wide = ['é'.repeat(30), 'é'.repeat(30)];
+  const closing = Buffer.byteLength(filesWithin(wide, { output_bytes: 100, output_lines: 2000 }).at(-1)!);
+  const one = filesWithin(wide, { output_bytes: closing + 61 + 60, output_lines: 2000 });
+  assert.deepEqual(one.slice(0, -1), wide.slice(0, 1), 'the second 61-byte line does not fit');
+  assert.ok(Buffer.byteLength(one.join('\n')) <= closing + 121);
+  assert.equal(filesWithin(wide, { output_bytes: 121, output_lines: 2000 }), wide, 'both fit in 121 bytes');
+  const body = renderBody({ files }, { output_bytes: 300, output_lines: 2000 });
+  assert.equal(body.split('\n').length, 10);
 });
 
 test('a glob returning 3,000 paths: all in structuredContent, the text block within the limits, the full list saved', async (t) => {

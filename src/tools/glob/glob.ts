@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
-import { filesWithin } from '../../core/render.js';
+import { filesWithin, lessUsed, TEXT_RESERVE } from '../../core/render.js';
 import type { PlanTarget, ResolvedPath, ToolContext, ToolResult } from '../../core/types.js';
 import { locateRg, RgUnavailable } from '../grep/rg.js';
 import { RG_IGNORE_FILES } from '../walk/ignore-stack.js';
@@ -183,7 +183,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   const files = matches.slice(0, args.limit);
   const cut = total > files.length;
   // The text block shows what fits the output limits (core/render.ts); past them the full list is saved too.
-  const spill = cut || filesWithin(files, ctx.limits) !== files ? await ctx.spill(matches.join('\n') + '\n') : undefined;
+  const spill = cut || filesWithin(files, lessUsed(ctx.limits, TEXT_RESERVE.bytes, TEXT_RESERVE.lines)) !== files ? await ctx.spill(matches.join('\n') + '\n') : undefined;
   const where = root.display;
   const under = where === '.' ? 'in the workspace' : `under ${where}`;
   let text = total === 0
