@@ -159,3 +159,38 @@ test('a glob through the server with tiny policy limits: text within them, stora
   assert.ok(e.artifacts.storage_ref, 'the list did not fit: it is saved');
   assert.deepEqual(readFileSync(e.artifacts.storage_ref!, 'utf8').trim().split('\n'), e.data.files);
 });
+
+test('glob and grep cancelled mid-run (rg engine) leave no descriptor open; finished ones neither', { skip: skipOffLinux }, async (t) => {
+  const { locateRg } = await import('../../src/tools/grep/rg.js');
+  const { Harness } = await import('../../src/testing/helpers.js');
+  if (!(await locateRg())) { t.skip('needs ripgrep (TOOLGATE_RG=off or rg missing)'); return; }
+  const tmp = tempDir('tg-rpin-');
+  t.after(tmp.cleanup);
+  const ws = path.join(tmp.dir, 'ws');
+  for (let d = 0; d < 60; d++) {
+    mkdirSync(path.join(ws, `d${d}`, 'e', 'f'), { recursive: true });
+    for (let i = 0; i < 50; i++) writeFileSync(path.join(ws, `d${d}`, i % 2 ? 'e' : 'e/f', `x${i}.h`), 'needle\n');
+  }
+  const h = new Harness([ws], { stateDir: path.join(tmp.dir, 'state') });
+  t.after(() => h.close());
+  const glob = await h.call('glob', { pattern: '**/*.h', limit: 10_000 });
+  assert.equal((glob.data as { total: number }).total, 3000, 'control: the rg engine lists all');
+  assert.equal((glob.data as { engine: string }).engine, 'ripgrep');
+  await h.call('grep', { pattern: 'needle', output_mode: 'count' });
+  const settle = () => new Promise((r) => setTimeout(r, 50));
+  await settle();
+  const before = fdCount();
+  let cancelled = 0;
+  for (const delay of [0, 1, 2, 5, 10, 20, 40]) {
+    for (const [tool, args] of [['glob', { pattern: '**/*.h' }], ['grep', { pattern: 'needle' }]] as const) {
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), delay);
+      const e = await h.call(tool, args, { signal: ac.signal });
+      if (e.error?.code === 'Cancelled') cancelled++;
+    }
+  }
+  await h.call('glob', { pattern: '**/*.h' });
+  await settle();
+  assert.ok(cancelled > 0, 'control: some calls were cancelled mid-run');
+  assert.equal(fdCount(), before, 'descriptors left open after cancelled and finished calls');
+});
