@@ -194,3 +194,63 @@ test('glob and grep cancelled mid-run (rg engine) leave no descriptor open; fini
   assert.ok(cancelled > 0, 'control: some calls were cancelled mid-run');
   assert.equal(fdCount(), before, 'descriptors left open after cancelled and finished calls');
 });
+
+test('quietFolders: a folder ABOVE the start swapped with an old mirror tree while the observations run never makes a changed folder quiet', { skip: skipOffLinux, timeout: 60_000 }, async (t) => {
+  const { closeSync, constants, openSync, statSync, unlinkSync } = await import('node:fs');
+  const { quietFolders } = await import('../../src/tools/glob/recheck.js');
+  const { LinkCache } = await import('../../src/tools/walk/link-cache.js');
+  const tmp = tempDir('tg-rpin-');
+  t.after(tmp.cleanup);
+  const ws = path.join(tmp.dir, 'ws');
+  // The start is ws/p/x (a glob with path "p/x"); ws/m is a mirror of ws/p made long before, never touched.
+  for (const top of ['p', 'm']) mkdirSync(path.join(ws, top, 'x', 'a', 'b'), { recursive: true });
+  writeFileSync(path.join(ws, 'p', 'x', 'a', 'b', 'in.h'), '');
+  await new Promise((r) => setTimeout(r, 60));
+  const start = path.join(ws, 'p', 'x');
+  const pinned = openSync(start, constants.O_RDONLY | constants.O_DIRECTORY);
+  t.after(() => closeSync(pinned));
+  // ws/p and ws/m trade places over and over (a folder above the start: rg, in the pinned start, never sees it).
+  const { Worker } = await import('node:worker_threads');
+  const w = new Worker(`
+    const { renameSync } = require('node:fs');
+    const { workerData: { x, m, t }, parentPort } = require('node:worker_threads');
+    let stop = false;
+    parentPort.on('message', () => { stop = true; });
+    const loop = () => {
+      for (let i = 0; i < 200 && !stop; i++) { try { renameSync(x, t); renameSync(m, x); renameSync(t, m); } catch {} }
+      if (!stop) setImmediate(loop); else parentPort.postMessage('done');
+    };
+    loop();
+  `, { eval: true, workerData: { x: path.join(ws, 'p'), m: path.join(ws, 'm'), t: path.join(ws, 't') } });
+  let fooled = 0;
+  let tries = 0;
+  let quietA = 0;
+  try {
+    const end = Date.now() + 6000;
+    for (let i = 0; Date.now() < end && !fooled; i++, tries++) {
+      // The real a/b (under the pinned start) changes, and the cutoff is that very moment (rg starting
+      // then): it must not be quiet. Every other folder, and the mirror, is older.
+      writeFileSync(`/proc/self/fd/${pinned}/a/b/n${i}.h`, '');
+      if (i > 0) unlinkSync(`/proc/self/fd/${pinned}/a/b/n${i - 1}.h`);
+      const cutoff = statSync(`/proc/self/fd/${pinned}/a/b`).ctimeMs;
+      if (i % 100 === 0) await new Promise((r) => setImmediate(r));
+      const c = new LinkCache();
+      const l = c.list(start, { prune: () => false, deadline: Date.now() + 5000 });
+      const quiet = quietFolders({ base: start, pinnedFd: pinned, cutoff, before: (abs) => c.observed(abs, l.generation) });
+      if (quiet('a')) quietA++;
+      if (quiet('a/b')) {
+        // Control of the claim: the real a/b changed after the cutoff.
+        assert.ok(statSync(`/proc/self/fd/${pinned}/a/b`).ctimeMs >= cutoff, 'control');
+        fooled++;
+      }
+    }
+  } finally {
+    const done = new Promise((r) => w.once('message', r));
+    w.postMessage('stop');
+    await done;
+    await w.terminate();
+  }
+  assert.ok(tries > 20, `control: ${tries} tries`);
+  assert.ok(quietA > 0, 'control: the unchanged folder a is quiet when the looks land on the real tree');
+  assert.equal(fooled, 0, `a changed folder under the pinned start was taken as quiet ${fooled} times of ${tries}`);
+});

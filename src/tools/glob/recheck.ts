@@ -149,7 +149,8 @@ export interface Observation { dev: number; ino: number; ctimeMs: number }
  * Creating, removing or renaming an entry sets its folder's ctime to the current time, and no user
  * can set a ctime back: so no entry of any folder on the way was created, removed, renamed or
  * swapped for a link from before the lister started until now, and each path it opened named
- * the folder found now. The base is the lister's pinned working folder (`pinnedFd`). Only on
+ * the folder found now. The base is the lister's pinned working folder (`pinnedFd`), and the
+ * `after` look goes through it (a by-path look could land on another tree, as `before` may). Only on
  * Linux, on a local file system (LOCAL_FS) and on the base's device (a mount inside the tree is
  * not quiet). Call it only after the lister has exited: answers are remembered.
  */
@@ -173,7 +174,9 @@ export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number
       const wayOk = rel === '' ? b.ino === pinned.ino : quiet(slash < 0 ? '' : rel.slice(0, slash));
       if (wayOk) {
         try {
-          const a = lstatSync(abs, { throwIfNoEntry: false });
+          // Now, through the pinned folder (where the lister walked), not by path: a folder above
+          // `base` swapped with an old copy of the tree must not make both looks land on the copy.
+          const a = rel === '' ? fstatSync(o.pinnedFd) : lstatSync(`/proc/self/fd/${o.pinnedFd}/${rel}`, { throwIfNoEntry: false });
           v = !!a?.isDirectory() && a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
         } catch { /* unreadable: not quiet */ }
       }
