@@ -95,3 +95,52 @@ test('confirmContent, file names only: a file is returned only if it holds the p
     assert.equal(c.changed, 3);
   }
 });
+
+test('racing, counts: a hit past the page in a folder swapped for a link to outside and back is not counted unless its own file matches', { skip: skipOffLinux, timeout: 60_000 }, async (t) => {
+  const { Harness } = await import('../../src/testing/helpers.js');
+  const { locateRg } = await import('../../src/tools/grep/rg.js');
+  const { RACY_MS } = await import('../../src/tools/walk/link-cache.js');
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH');
+  const f = fixture();
+  t.after(f.cleanup);
+  // The page (head_limit 1) shows a/a.txt.
+  writeFileSync(path.join(f.ws, 'a/a.txt'), 'needle\n');
+  // Names that exist inside (not matching) and outside (matching); filler in a/ widens the gap
+  // between rg reading a/ and opening a/b, where the swap has to land.
+  for (let i = 0; i < 40; i++) {
+    writeFileSync(path.join(f.ws, `a/b/x${i}.txt`), 'nothing here\n');
+    writeFileSync(path.join(f.out, `x${i}.txt`), 'needle needle\n');
+  }
+  for (let i = 0; i < 300; i++) writeFileSync(path.join(f.ws, `a/filler${i}.txt`), 'nothing\n');
+  mkdirSync(path.join(f.ws, 'c'));
+  writeFileSync(path.join(f.ws, 'c/quiet.txt'), 'needle\n');
+  // Settled folders are quiet: their hits past the page are taken on rg's word (the control below).
+  await new Promise((r) => setTimeout(r, RACY_MS + 300));
+  const saved = process.env.TOOLGATE_RG;
+  process.env.TOOLGATE_RG = '';
+  const { tempDir: td } = await import('../../src/testing/helpers.js');
+  const state = td('tg-grep-pin-state-');
+  const h = new Harness([f.ws], { stateDir: state.dir });
+  t.after(() => { h.close(); state.cleanup(); if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved; });
+  const calm = await h.call('grep', { pattern: 'needle', fixed_strings: true, head_limit: 1 }) as { data: { total_files: number; engine: string } };
+  assert.equal(calm.data.engine, 'ripgrep');
+  assert.equal(calm.data.total_files, 3, 'control: a/a.txt, a/b/inside.txt, c/quiet.txt');
+  const swapper = await startFolderSwapper(path.join(f.ws, 'a', 'b'), f.out);
+  let over = 0;
+  let runs = 0;
+  try {
+    const end = Date.now() + 3000;
+    while (Date.now() < end) {
+      for (const mode of ['files_with_matches', 'count'] as const) {
+        const env = await h.call('grep', { pattern: 'needle', fixed_strings: true, head_limit: 1, output_mode: mode }) as { ok: boolean; data: { total_files?: number; total_matches?: number; counts?: unknown[] } };
+        assert.ok(env.ok);
+        runs++;
+        // Inside, at most a/a.txt, a/b/inside.txt (when a/b is the real folder) and c/quiet.txt match: a 4th file or a count of 2 for one file is outside content.
+        if ((env.data.total_files ?? 0) > 3) over++;
+      }
+    }
+  } finally { await swapper.stop(); }
+  assert.ok(runs > 10, `control: ${runs} searches ran`);
+  assert.equal(over, 0, 'an outside file was counted under an inside name');
+});

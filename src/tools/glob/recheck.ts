@@ -143,18 +143,18 @@ export interface Observation { dev: number; ino: number; ctimeMs: number }
 /**
  * Folders whose entries provably did not change while an external lister (ripgrep) ran, so what
  * it listed in them needs no re-check one entry at a time. A folder is quiet when it and every
- * folder on its way from `base` were observed (`before`, after the lister started) with a ctime
+ * folder on its way from `base` are found now (`after`, once the lister has exited) with a ctime
  * older than `cutoff` (the lister's start minus a margin far above the file system's clock tick)
- * and are found now (`after`, once the lister has exited) with the same device, inode and ctime.
- * Creating, removing or renaming an entry sets its folder's ctime to the current time, and no user
- * can set a ctime back: so no entry of any folder on the way was created, removed, renamed or
- * swapped for a link from before the lister started until now, and each path it opened named
- * the folder found now. The base is the lister's pinned working folder (`pinnedFd`), and the
+ * — and, when `before` is given (an observation made after the lister started), with the same
+ * inode and ctime as then. Creating, removing or renaming an entry sets its folder's ctime to the
+ * current time, and no user can set a ctime back: so no entry of any folder on the way was
+ * created, removed, renamed or swapped for a link from the lister's start until now, and each
+ * path it opened named the folder found now. The base is the lister's pinned working folder (`pinnedFd`), and the
  * `after` look goes through it (a by-path look could land on another tree, as `before` may). Only on
  * Linux, on a local file system (LOCAL_FS) and on the base's device (a mount inside the tree is
  * not quiet). Call it only after the lister has exited: answers are remembered.
  */
-export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number; before: (abs: string) => Observation | undefined }): (dirRel: string) => boolean {
+export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number; before?: (abs: string) => Observation | undefined }): (dirRel: string) => boolean {
   const no = () => false;
   if (!HAS_PROC_FD) return no;
   let pinned: Stats;
@@ -168,16 +168,18 @@ export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number
     if (known !== undefined) return known;
     let v = false;
     const abs = rel === '' ? (o.base || '/') : `${o.base}/${rel}`;
-    const b = o.before(abs);
-    if (b && b.ctimeMs < o.cutoff && b.dev === pinned.dev) {
+    const b = o.before?.(abs);
+    if (!o.before || (b && b.ctimeMs < o.cutoff && b.dev === pinned.dev)) {
       const slash = rel.lastIndexOf('/');
-      const wayOk = rel === '' ? b.ino === pinned.ino : quiet(slash < 0 ? '' : rel.slice(0, slash));
+      const wayOk = rel === '' ? !b || b.ino === pinned.ino : quiet(slash < 0 ? '' : rel.slice(0, slash));
       if (wayOk) {
         try {
           // Now, through the pinned folder (where the lister walked), not by path: a folder above
           // `base` swapped with an old copy of the tree must not make both looks land on the copy.
           const a = rel === '' ? fstatSync(o.pinnedFd) : lstatSync(`/proc/self/fd/${o.pinnedFd}/${rel}`, { throwIfNoEntry: false });
-          v = !!a?.isDirectory() && a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
+          // ctime only moves forward: one older than the cutoff, seen after the lister exited, means
+          // no entry changed from the lister's start until now (`before`, when given, must agree).
+          v = !!a?.isDirectory() && a.dev === pinned.dev && a.ctimeMs < o.cutoff && (!b || (a.ino === b.ino && a.ctimeMs === b.ctimeMs));
         } catch { /* unreadable: not quiet */ }
       }
     }

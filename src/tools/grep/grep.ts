@@ -15,6 +15,10 @@ import { comparePaths, DenyFilter, Selection } from './select.js';
 import { sortByMtime } from './sort.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type Query } from './types.js';
 import { confirmContent, verifyHits } from './verify.js';
+import { quietFolders } from '../glob/recheck.js';
+import { RACY_MS } from '../walk/link-cache.js';
+
+const dirOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
 
 const DEFAULT_HEAD_LIMIT = 100;
 const MAX_HEAD_LIMIT = 2000;
@@ -100,6 +104,8 @@ interface Ran {
   result: EngineResult;
   engine: 'ripgrep' | 'builtin';
   fallbackReason: string | null;
+  /** Folders (relative to the search folder) that provably did not change while rg ran (quietFolders). */
+  quietDirs?: ReadonlySet<string>;
 }
 
 async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, needed: number, deadline: number, deny: DenyFilter): Promise<Ran> {
@@ -150,7 +156,12 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
         // The search gets no deny exclusions: every hit is judged by the filter anyway, and matching
         // the globs against every path cost rg more than the few files they skip (the Linux tree,
         // 78,579 files: +25 ms of rg's 370). The listing below, run only for ask rules, keeps them.
+        const started = Date.now();
         const result = await rgSearch({ ...common, bin, denyGlobs: [], cwd, target: '.', atWorkspaceRoot: rp.relToRoot === '' });
+        // rg has exited and its working folder is still open: which hits' folders did not change while it ran.
+        const quiet = quietFolders({ base: rp.abs === '/' ? '' : rp.abs, pinnedFd: dir.fh.fd, cutoff: started - RACY_MS });
+        const quietDirs = new Set<string>();
+        for (const h of result.hits) { const d = dirOf(h.rel); if (quiet(d)) quietDirs.add(d); }
         if (ws.gate?.asks) {
           // rg reports matching files only: count what an ask rule leaves out by name, as the built-in walk does.
           const byName = new DenyFilter(ws, rp.relToRoot, rp.abs);
@@ -159,7 +170,7 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
           }
           deny.askSkipped = byName.askSkipped;
         }
-        return { result, engine: 'ripgrep', fallbackReason };
+        return { result, engine: 'ripgrep', fallbackReason, quietDirs };
       } catch (e) {
         if (!(e instanceof RgUnavailable)) throw e;
         fallbackReason = e.message;
@@ -208,7 +219,7 @@ export const grepTool = defineTool({
     const needed = offset + limit + 1;
 
     const deny = new DenyFilter(ws, rp.relToRoot, rp.abs);
-    const { result, engine, fallbackReason } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap, deny);
+    const { result, engine, fallbackReason, quietDirs } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap, deny);
     const notes = [...result.notes];
     let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
     if (args.sort === 'mtime') {
@@ -230,9 +241,23 @@ export const grepTool = defineTool({
       if (rp.kind === 'dir') {
         let pat: JsPattern | null = null;
         if (q.mode !== 'content') try { pat = toJsPattern(q); } catch { /* rg-only syntax */ }
-        const c = await confirmContent(hits, rp.abs, offset + limit, { mode: q.mode, pat, multiline: q.multiline });
-        hits = c.hits;
-        if (c.changed) notes.push(`${c.changed} matching file(s) changed during the search and were left out.`);
+        const check = { mode: q.mode, pat, multiline: q.multiline };
+        const c = await confirmContent(hits, rp.abs, offset + limit, check);
+        // Past the page a hit is only counted: rg's count is trusted where its folder provably did not
+        // change while rg ran; elsewhere (a folder swapped for a link and back could have fed rg an
+        // outside file of the same name) the file is confirmed too, or the totals would tell.
+        const rest = c.hits.slice(c.confirmed);
+        const unsure = rest.filter((h) => !quietDirs?.has(dirOf(h.rel)));
+        let changed = c.changed;
+        if (unsure.length) {
+          const u = await confirmContent(unsure, rp.abs, Number.POSITIVE_INFINITY, check);
+          const ok = new Set(u.hits);
+          changed += u.changed;
+          hits = [...c.hits.slice(0, c.confirmed), ...rest.filter((h) => quietDirs?.has(dirOf(h.rel)) || ok.has(h))];
+        } else {
+          hits = c.hits;
+        }
+        if (changed) notes.push(`${changed} matching file(s) changed during the search and were left out.`);
       }
     }
 
