@@ -106,3 +106,26 @@ test('racing: a folder swapped for a link over and over never lets an outside na
   assert.equal(passed, 0, 'an outside-only name passed the re-check');
   assert.ok(inside > 0, 'control: the inside file passed at least once');
 });
+
+test('out of descriptors: the re-check fails loudly (IOError) instead of dropping entries as "changed place"', { skip: skipOffLinux }, async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  const f = fixture();
+  t.after(f.cleanup);
+  for (let i = 0; i < 120; i++) {
+    mkdirSync(path.join(f.ws, `d${i}`));
+    writeFileSync(path.join(f.ws, `d${i}`, 'x.h'), '');
+  }
+  const script = path.join(f.dir, 'run.mts');
+  const recheck = path.resolve('src/tools/glob/recheck.ts');
+  writeFileSync(script, `
+    import { recheckCandidates } from ${JSON.stringify(recheck)};
+    const c = Array.from({ length: 120 }, (_, i) => ({ rel: 'd' + i + '/x.h', link: false }));
+    try { const r = recheckCandidates(${JSON.stringify(f.ws)}, c); console.log('ok', r.ok.length, r.moved); }
+    catch (e) { console.log('threw', e.code, e.message); }
+  `);
+  // A low open-file limit: Node and tsx use a few dozen; the re-check keeps up to 256 open.
+  const r = spawnSync('bash', ['-c', `ulimit -n 80 && exec "${process.execPath}" --import tsx "${script}"`], { encoding: 'utf8', cwd: process.cwd() });
+  const out = r.stdout.trim();
+  if (/EMFILE|too many open files/i.test(r.stderr) && !out) return t.skip(`the runtime itself could not start under the limit: ${r.stderr.slice(0, 200)}`);
+  assert.match(out, /^threw IOError .*file descriptors/, `${out}\n${r.stderr.slice(0, 500)}`);
+});

@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, statfsSync, type Stats } from 'node:fs';
+import { ToolError } from '../../core/errors.js';
 import { realFolders } from '../walk/real-dirs.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
@@ -94,7 +95,12 @@ class PinnedRechecker implements Rechecker {
     let fd = -1;
     // '.', '..' and empty segments (a leading '/' is one) never name a folder below (rg prints none; a caller's bug must not climb out).
     if (parent >= 0 && slash !== 0 && seg !== '' && seg !== '.' && seg !== '..') {
-      try { fd = openSync(`/proc/self/fd/${parent}/${seg}`, DIR_FLAGS); } catch { /* a link, gone or unreadable */ }
+      try { fd = openSync(`/proc/self/fd/${parent}/${seg}`, DIR_FLAGS); } catch (e) {
+        // Out of descriptors is not "changed place": an answer quietly missing entries would be wrong.
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EMFILE' || code === 'ENFILE') throw new ToolError('IOError', 'The server ran out of file descriptors while checking the results; retry, or raise its open-file limit (ulimit -n).');
+        /* a link, gone or unreadable */
+      }
     }
     // The parent was used above and is not needed again for this entry: the oldest may go.
     if (this.fds.size >= PINNED_DIR_CACHE) {
