@@ -68,3 +68,23 @@ test('a glob returning 3,000 paths: all in structuredContent, the text block wit
   const stext = (small.content as Array<{ text: string }>)[0]!.text;
   for (const f of senv.data.files) assert.ok(stext.includes(`${f}\n`) || stext.endsWith(f), f);
 });
+
+test('grep in content and count mode: the whole text block, note and storage_ref line included, stays within the policy limits', async (t) => {
+  const tmp = tempDir('tg-textlim-grep-');
+  t.after(tmp.cleanup);
+  const ws = path.join(tmp.dir, 'ws');
+  mkdirSync(ws);
+  for (let f = 0; f < 20; f++) writeFileSync(path.join(ws, `f${f}.txt`), Array.from({ length: 50 }, (_, i) => `line ${i} needle ${'x'.repeat(i % 30)}`).join('\n') + '\n');
+  const policy = path.join(tmp.dir, 'policy.yaml');
+  writeFileSync(policy, 'limits: { output_bytes: 3000, output_lines: 40 }\n');
+  const s = await connectStdio(['--workspace', ws, '--policy', policy, '--state-dir', path.join(tmp.dir, 'state')]);
+  t.after(() => s.close().catch(() => {}));
+  for (const output_mode of ['content', 'count', 'files_with_matches']) {
+    const r = await s.client.callTool({ name: 'grep', arguments: { pattern: 'needle', output_mode, head_limit: 1000 } });
+    assert.equal(r.isError, false, JSON.stringify(r).slice(0, 300));
+    const text = (r.content as Array<{ text: string }>)[0]!.text;
+    assert.ok(Buffer.byteLength(text) <= 3000, `${output_mode}: ${Buffer.byteLength(text)} bytes`);
+    assert.ok(text.split('\n').length <= 40, `${output_mode}: ${text.split('\n').length} lines`);
+    if (output_mode === 'content') assert.match(text, /full output: /, 'the cut is saved');
+  }
+});

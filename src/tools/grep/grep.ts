@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
+import { lessUsed, TEXT_RESERVE } from '../../core/render.js';
 import type { ResolvedPath, ToolContext } from '../../core/types.js';
 import { openDir, openFileForRead } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
@@ -288,7 +289,9 @@ export const grepTool = defineTool({
     // The text block shows data's entries (core/render.ts); keep as many as fit the output limits.
     const chunks = itemChunks(page);
     const full = chunks.length ? `${header}\n${chunks.join('')}` : header;
-    const limited = limitText(full, ctx.limits, 'head');
+    // Less a reserve: the note added below and the storage_ref line count against the limits too.
+    const reserve = { bytes: Math.min(TEXT_RESERVE.bytes, ctx.limits.output_bytes >> 2), lines: Math.min(TEXT_RESERVE.lines, ctx.limits.output_lines >> 2) };
+    const limited = limitText(full, lessUsed(ctx.limits, reserve.bytes, reserve.lines), 'head');
     let text = header;
     let storage_ref: string | undefined;
     let sha256: string | undefined;
