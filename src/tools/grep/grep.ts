@@ -14,7 +14,7 @@ import { locateRg, rgListFiles, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
 import { sortByMtime } from './sort.js';
-import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type Query } from './types.js';
+import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
 import { confirmContent, verifyHits } from './verify.js';
 import { quietFolders } from '../glob/recheck.js';
 import { RACY_MS } from '../walk/link-cache.js';
@@ -243,20 +243,18 @@ export const grepTool = defineTool({
         let pat: JsPattern | null = null;
         if (q.mode !== 'content') try { pat = toJsPattern(q); } catch { /* rg-only syntax */ }
         const check = { mode: q.mode, pat, multiline: q.multiline };
-        const c = await confirmContent(hits, rp.abs, offset + limit, check);
-        // Past the page a hit is only counted: rg's count is trusted where its folder provably did not
-        // change while rg ran; elsewhere (a folder swapped for a link and back could have fed rg an
-        // outside file of the same name) the file is confirmed too, or the totals would tell.
-        const rest = c.hits.slice(c.confirmed);
-        const unsure = rest.filter((h) => !quietDirs?.has(dirOf(h.rel)));
-        let changed = c.changed;
+        // Where a hit's folder provably did not change while rg ran (quietFolders), rg read the
+        // real file there: its lines and counts stand. Elsewhere (a folder swapped for a link and
+        // back could have fed rg an outside file of the same name) the file is read and searched
+        // again, shown or only counted alike, or the page or the totals would tell.
+        const quietHit = (h: FileHit) => quietDirs?.has(dirOf(h.rel)) ?? false;
+        const unsure = hits.filter((h) => !quietHit(h));
+        let changed = 0;
         if (unsure.length) {
           const u = await confirmContent(unsure, rp.abs, Number.POSITIVE_INFINITY, check);
           const ok = new Set(u.hits);
-          changed += u.changed;
-          hits = [...c.hits.slice(0, c.confirmed), ...rest.filter((h) => quietDirs?.has(dirOf(h.rel)) || ok.has(h))];
-        } else {
-          hits = c.hits;
+          changed = u.changed;
+          hits = hits.filter((h) => quietHit(h) || ok.has(h));
         }
         if (changed) notes.push(`${changed} matching file(s) changed during the search and were left out.`);
       }

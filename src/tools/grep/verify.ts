@@ -72,7 +72,7 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
  * returned line must be what that file holds at that line number, and for names and counts the
  * file must match (as often) — so nothing about an outside file's content reaches the result.
  */
-export async function confirmContent(sorted: FileHit[], rootAbs: string, need: number, check: { mode: OutputMode; pat: JsPattern | null; multiline: boolean }): Promise<{ hits: FileHit[]; changed: number; confirmed: number }> {
+export async function confirmContent(sorted: FileHit[], rootAbs: string, need: number, check: { mode: OutputMode; pat: JsPattern | null; multiline: boolean }): Promise<{ hits: FileHit[]; changed: number }> {
   const base = rootAbs === '/' ? '' : rootAbs;
   // Synchronous calls: five syscalls a file cost microseconds, the thread pool tens of them.
   const confirm = (h: FileHit): boolean => {
@@ -122,5 +122,5 @@ export async function confirmContent(sorted: FileHit[], rootAbs: string, need: n
     });
     i += batch.length;
   }
-  return { hits: out.concat(sorted.slice(i)), changed, confirmed: out.length };
+  return { hits: out.concat(sorted.slice(i)), changed };
 }
