@@ -103,3 +103,14 @@ export async function startFolderSwapper(real: string, out: string): Promise<{ s
     },
   };
 }
+
+/** Runs `attempt` over and over for `ms` while `real` is swapped for a link to `out` and back (startFolderSwapper); returns how many attempts ran. */
+export async function whileSwapping(real: string, out: string, ms: number, attempt: () => Promise<void> | void): Promise<number> {
+  const swapper = await startFolderSwapper(real, out);
+  let runs = 0;
+  try {
+    const end = Date.now() + ms;
+    while (Date.now() < end) { await attempt(); runs++; }
+  } finally { await swapper.stop(); }
+  return runs;
+}

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { startFolderSwapper, tempDir } from '../../src/testing/helpers.js';
+import { tempDir, whileSwapping } from '../../src/testing/helpers.js';
 import { openRechecker } from '../../src/tools/glob/recheck.js';
 import { verifyHits } from '../../src/tools/grep/verify.js';
 import type { FileHit } from '../../src/tools/grep/types.js';
@@ -29,16 +29,12 @@ function fixture() {
 test('racing: a folder swapped for a link over and over never lets an outside-only hit pass or count', { skip: skipOffLinux }, async (t) => {
   const f = fixture();
   t.after(f.cleanup);
-  const swapper = await startFolderSwapper(path.join(f.ws, 'a', 'b'), f.out);
   let passed = 0;
   let inside = 0;
-  try {
-    const end = Date.now() + 1500;
-    while (Date.now() < end) {
-      const v = await verifyHits([hit('a/b/id_rsa'), hit('a/b/inside.txt')], f.ws, opts);
-      for (const h of v.hits) if (h.rel.endsWith('id_rsa')) passed++; else inside++;
-    }
-  } finally { await swapper.stop(); }
+  await whileSwapping(path.join(f.ws, 'a', 'b'), f.out, 1500, async () => {
+    const v = await verifyHits([hit('a/b/id_rsa'), hit('a/b/inside.txt')], f.ws, opts);
+    for (const h of v.hits) if (h.rel.endsWith('id_rsa')) passed++; else inside++;
+  });
   assert.equal(passed, 0, 'an outside-only name passed the check');
   assert.ok(inside > 0, 'control: the inside file passed at least once');
 });
@@ -126,21 +122,15 @@ test('racing, counts: a hit past the page in a folder swapped for a link to outs
   const calm = await h.call('grep', { pattern: 'needle', fixed_strings: true, head_limit: 1 }) as { data: { total_files: number; engine: string } };
   assert.equal(calm.data.engine, 'ripgrep');
   assert.equal(calm.data.total_files, 3, 'control: a/a.txt, a/b/inside.txt, c/quiet.txt');
-  const swapper = await startFolderSwapper(path.join(f.ws, 'a', 'b'), f.out);
   let over = 0;
-  let runs = 0;
-  try {
-    const end = Date.now() + 3000;
-    while (Date.now() < end) {
-      for (const mode of ['files_with_matches', 'count'] as const) {
-        const env = await h.call('grep', { pattern: 'needle', fixed_strings: true, head_limit: 1, output_mode: mode }) as { ok: boolean; data: { total_files?: number; total_matches?: number; counts?: unknown[] } };
-        assert.ok(env.ok);
-        runs++;
-        // Inside, at most a/a.txt, a/b/inside.txt (when a/b is the real folder) and c/quiet.txt match: a 4th file or a count of 2 for one file is outside content.
-        if ((env.data.total_files ?? 0) > 3) over++;
-      }
+  const runs = await whileSwapping(path.join(f.ws, 'a', 'b'), f.out, 3000, async () => {
+    for (const mode of ['files_with_matches', 'count'] as const) {
+      const env = await h.call('grep', { pattern: 'needle', fixed_strings: true, head_limit: 1, output_mode: mode }) as { ok: boolean; data: { total_files?: number } };
+      assert.ok(env.ok);
+      // Inside, at most a/a.txt, a/b/inside.txt (when a/b is the real folder) and c/quiet.txt match: a 4th file is outside content.
+      if ((env.data.total_files ?? 0) > 3) over++;
     }
-  } finally { await swapper.stop(); }
+  });
   assert.ok(runs > 10, `control: ${runs} searches ran`);
   assert.equal(over, 0, 'an outside file was counted under an inside name');
 });
