@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { isToolError } from '../core/errors.js';
 import { PathRules } from './path-rules.js';
-import { openDir, openDirSync, readDirEntries } from './safe-open.js';
+import { openDir, openDirSync, procFdDir, readDirEntries } from './safe-open.js';
 import { Workspace } from './workspace.js';
 
 const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'tg-dirsync-')));
@@ -43,7 +43,9 @@ test('openDirSync reads the folder the check admitted, through its verified desc
   const rp = await ws.resolve('many', 'list');
   const d = openDirSync(rp, ws)!;
   try {
-    assert.match(d.path, /^\/proc\/self\/fd\/\d+$/);
+    // This process's own descriptor, by its pid when /proc/self is that pid's folder.
+    assert.match(d.path, new RegExp(`^/proc/(self|${process.pid})/fd/${d.fd}$`));
+    assert.equal(realpathSync(d.path), path.join(W, 'many'));
     assert.deepEqual(view(await readDirEntries(d.path)), view(await readdir(path.join(W, 'many'), { withFileTypes: true })));
   } finally {
     closeSync(d.fd);
@@ -92,4 +94,12 @@ test('openDirSync refuses what openDir refuses, with the same codes', { skip: li
   const ok = await ws.resolve('many', 'list');
   assert.equal(await outcome(() => openDirSync(ok, ws)), 'ok');
   assert.equal(await outcome(() => openDir(ok, ws)), 'ok');
+});
+
+test('procFdDir names /proc/<pid>/fd only when /proc/self is that pid; /proc/self/fd otherwise', () => {
+  assert.equal(procFdDir(() => '4242', 4242), '/proc/4242/fd');
+  // A /proc from another pid namespace: /proc/<our pid> could be another process, never used.
+  assert.equal(procFdDir(() => '17', 4242), '/proc/self/fd');
+  assert.equal(procFdDir(() => '4242/', 4242), '/proc/self/fd');
+  assert.equal(procFdDir(() => { throw new Error('ENOENT: no /proc'); }, 4242), '/proc/self/fd');
 });

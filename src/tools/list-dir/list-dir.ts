@@ -123,10 +123,13 @@ export const listDirTool = defineTool({
       // Stat through the verified directory descriptor (no re-resolving the folder's path).
       // Synchronous on purpose: the folder has just answered readdir, and a page of async lstats
       // costs a thread-pool round trip each (measured: 4.6 ms vs ~0.5 ms for 100 entries).
+      // One root: an entry's display path is its root-relative path, already built (ws.display
+      // would re-locate every entry among the roots); several roots keep ws.display (nested roots).
+      const oneRoot = ws.roots.length === 1;
       for (const k of page) {
         let st: ReturnType<typeof lstatSync> | undefined;
         try { st = lstatSync(`${dir.path}/${k.name}`, { throwIfNoEntry: false }); } catch { st = undefined; }
-        entries.push({ name: k.name, path: ws.display(k.abs), type: k.type, size: st ? st.size : null, mtime_ms: st ? Math.floor(st.mtimeMs) : null });
+        entries.push({ name: k.name, path: oneRoot ? k.relToRoot : ws.display(k.abs), type: k.type, size: st ? st.size : null, mtime_ms: st ? Math.floor(st.mtimeMs) : null });
       }
       const end = args.offset + entries.length;
       const more = end < kept.length;
