@@ -1,0 +1,93 @@
+// Review of grep's quiet folders (rg engine): a hit whose folder provably did not change while rg
+// ran is shown on rg's word; verifyHits (lstat, hard links) still runs for it. These attacks try to
+// make rg's word about a file that is not the workspace's own (a hard link to an outside file)
+// reach the answer.
+import assert from 'node:assert/strict';
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Harness, tempDir } from '../../src/testing/helpers.js';
+import { locateRg } from '../../src/tools/grep/rg.js';
+import { RACY_MS } from '../../src/tools/walk/link-cache.js';
+
+const skipOffLinux = process.platform === 'linux' ? false : 'needs Linux (/proc/self/fd): elsewhere no folder is quiet';
+const settle = () => new Promise((r) => setTimeout(r, RACY_MS + 300));
+
+/** Swaps `a` and `b` (two folders) back and forth in a worker thread until stop(). */
+async function startPairSwapper(a: string, b: string): Promise<{ stop: () => Promise<void> }> {
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(`
+    const { renameSync } = require('node:fs');
+    const { workerData: { a, b }, parentPort } = require('node:worker_threads');
+    let stop = false;
+    parentPort.on('message', () => { stop = true; });
+    const loop = () => {
+      for (let i = 0; i < 200 && !stop; i++) {
+        try { renameSync(a, a + '.x'); renameSync(b, a); renameSync(a, b); renameSync(a + '.x', a); } catch {}
+      }
+      if (!stop) setImmediate(loop); else parentPort.postMessage('done');
+    };
+    loop();
+  `, { eval: true, workerData: { a, b } });
+  return {
+    stop: async () => {
+      const done = new Promise((res) => worker.once('message', res));
+      worker.postMessage('stop');
+      await done;
+      await worker.terminate();
+    },
+  };
+}
+
+async function harness(t: { after: (f: () => void) => void }, ws: string) {
+  const saved = process.env.TOOLGATE_RG;
+  process.env.TOOLGATE_RG = '';
+  const state = tempDir('tg-review-quiet-state-');
+  const h = new Harness([ws], { stateDir: state.dir });
+  t.after(() => { h.close(); state.cleanup(); if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved; });
+  return h;
+}
+
+type GrepEnv = { ok: boolean; text?: string; data?: { engine: string; matches?: { text: string }[]; counts?: { file: string; count: number }[]; files?: string[]; total_files: number } };
+
+test('a folder ABOVE the search folder swapped with a copy between rg and the hit check: a hard link rg read in the real, quiet tree never reaches the page', { skip: skipOffLinux }, async (t) => {
+  const rg = await locateRg();
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH');
+  const d = tempDir('tg-review-quiet-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  const out = path.join(d.dir, 'outside');
+  mkdirSync(path.join(ws, 'p/s/a'), { recursive: true });
+  mkdirSync(path.join(ws, 'q/s/a'), { recursive: true });
+  mkdirSync(out);
+  writeFileSync(path.join(out, 'secret'), 'needle SECRET-LINE\nneedle SECRET-2\n');
+  // The real tree: p/s/a/f is a hard link to an outside file (left out while paths.allow_hardlinks is off).
+  linkSync(path.join(out, 'secret'), path.join(ws, 'p/s/a/f'));
+  // The copy: the same names, f a plain file of one link.
+  writeFileSync(path.join(ws, 'q/s/a/f'), 'needle decoy\n');
+  await settle();
+  const h = await harness(t, ws);
+  const calm = await h.call('grep', { pattern: 'needle', path: 'p/s', output_mode: 'content' }) as GrepEnv;
+  assert.equal(calm.data?.engine, 'ripgrep');
+  assert.equal(calm.data?.total_files, 0, 'control: the hard link is left out when nothing races');
+  let leaked = 0;
+  let decoys = 0;
+  let runs = 0;
+  const swapper = await startPairSwapper(path.join(ws, 'p'), path.join(ws, 'q'));
+  try {
+    const end = Date.now() + 4000;
+    while (Date.now() < end) {
+      for (const mode of ['content', 'count'] as const) {
+        const env = await h.call('grep', { pattern: 'needle', path: 'p/s', output_mode: mode }) as GrepEnv;
+        runs++;
+        if (!env.ok) continue;
+        const shown = JSON.stringify(env.data);
+        if (shown.includes('SECRET') || (env.data?.counts ?? []).some((c) => c.count === 2)) leaked++;
+        if (shown.includes('decoy') || (env.data?.counts ?? []).some((c) => c.count === 1)) decoys++;
+      }
+    }
+  } finally { await swapper.stop(); }
+  assert.ok(runs > 10, `control: ${runs} searches ran`);
+  assert.ok(decoys > 0, 'control: the copy\'s plain file was found at least once');
+  assert.equal(leaked, 0, `the outside file's lines or count reached the answer (${leaked} of ${runs} searches)`);
+});
