@@ -8,6 +8,8 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 export const PINNED_DIR_CACHE = 256;
 
 export interface Candidate { rel: string; link: boolean }
+/** A folder's identity (device and inode), e.g. the one the lister was pinned to. */
+export interface FolderId { dev: number; ino: number }
 
 export interface RecheckHooks {
   /** Test seam: runs after an entry's folder was checked, before the entry is. */
@@ -34,8 +36,8 @@ const kept = (c: Candidate, st: Stats | undefined) => (c.link ? !!st?.isSymbolic
  * moment cannot make a name pass whose file exists only outside, since a descriptor stays on the
  * folder it was opened on. Elsewhere: by path.
  */
-export function openRechecker(base: string, hooks: RecheckHooks = {}): Rechecker {
-  return HAS_PROC_FD ? new PinnedRechecker(base, hooks) : byPath(base, hooks);
+export function openRechecker(base: string, hooks: RecheckHooks = {}, expect?: FolderId): Rechecker {
+  return HAS_PROC_FD ? new PinnedRechecker(base, hooks, expect) : byPath(base, hooks);
 }
 
 /** The whole list at once (tests, and callers that have it). */
@@ -73,11 +75,14 @@ class PinnedRechecker implements Rechecker {
   private readonly fds = new Map<string, number>();
   private root = -1;
 
-  constructor(base: string, private readonly hooks: RecheckHooks) {
+  constructor(base: string, private readonly hooks: RecheckHooks, expect?: FolderId) {
     try { this.root = openSync(base || '/', DIR_FLAGS); } catch { /* gone, a link or unreadable */ }
     try {
       if (this.root >= 0 && readlinkSync(`/proc/self/fd/${this.root}`) !== (base || '/')) this.dropRoot();
-    } catch { this.dropRoot(); }
+      // `base` may name another folder now (one above it swapped with a copy): then nothing the
+      // lister reported from the folder it was pinned to is checked here, every entry has moved.
+      if (this.root >= 0 && expect) { const st = fstatSync(this.root); if (st.dev !== expect.dev || st.ino !== expect.ino) this.dropRoot(); }
+    } catch { if (this.root >= 0) this.dropRoot(); }
   }
 
   private dropRoot() {

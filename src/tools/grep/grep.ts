@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
@@ -16,7 +17,7 @@ import { comparePaths, DenyFilter, Selection } from './select.js';
 import { sortByMtime } from './sort.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
 import { confirmContent, verifyHits } from './verify.js';
-import { quietFolders } from '../glob/recheck.js';
+import { quietFolders, type FolderId } from '../glob/recheck.js';
 import { RACY_MS } from '../walk/link-cache.js';
 
 const dirOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
@@ -107,6 +108,8 @@ interface Ran {
   fallbackReason: string | null;
   /** Folders (relative to the search folder) that provably did not change while rg ran (quietFolders). */
   quietDirs?: ReadonlySet<string>;
+  /** The folder rg searched (its pinned working folder): hits are checked there, not in whatever the path names later. */
+  searched?: FolderId;
 }
 
 async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, needed: number, deadline: number, deny: DenyFilter): Promise<Ran> {
@@ -160,6 +163,7 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
         const started = Date.now();
         const result = await rgSearch({ ...common, bin, denyGlobs: [], cwd, target: '.', atWorkspaceRoot: rp.relToRoot === '' });
         // rg has exited and its working folder is still open: which hits' folders did not change while it ran.
+        const { dev, ino } = fstatSync(dir.fh.fd);
         const quiet = quietFolders({ base: rp.abs === '/' ? '' : rp.abs, pinnedFd: dir.fh.fd, cutoff: started - RACY_MS });
         const quietDirs = new Set<string>();
         for (const h of result.hits) { const d = dirOf(h.rel); if (quiet(d)) quietDirs.add(d); }
@@ -171,7 +175,7 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
           }
           deny.askSkipped = byName.askSkipped;
         }
-        return { result, engine: 'ripgrep', fallbackReason, quietDirs };
+        return { result, engine: 'ripgrep', fallbackReason, quietDirs, searched: { dev, ino } };
       } catch (e) {
         if (!(e instanceof RgUnavailable)) throw e;
         fallbackReason = e.message;
@@ -220,7 +224,7 @@ export const grepTool = defineTool({
     const needed = offset + limit + 1;
 
     const deny = new DenyFilter(ws, rp.relToRoot, rp.abs);
-    const { result, engine, fallbackReason, quietDirs } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap, deny);
+    const { result, engine, fallbackReason, quietDirs, searched } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap, deny);
     const notes = [...result.notes];
     let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
     if (args.sort === 'mtime') {
@@ -231,7 +235,7 @@ export const grepTool = defineTool({
     let overBudget = false;
     if (engine === 'ripgrep') {
       const v = await verifyHits(hits, rp.abs, {
-        allowHardlinks: ws.rules.allowHardlinks, need: needed, budget: VERIFY_BUDGET, isFileRoot: rp.kind === 'file',
+        allowHardlinks: ws.rules.allowHardlinks, need: needed, budget: VERIFY_BUDGET, isFileRoot: rp.kind === 'file', searched,
         itemsOf: (h) => (q.mode === 'content' ? h.records.length : 1),
       });
       hits = v.hits;

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
-import { openRechecker } from '../glob/recheck.js';
+import { openRechecker, type FolderId } from '../glob/recheck.js';
 import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
 import { decodeForSearch, searchText, showsLine } from './search-text.js';
@@ -33,12 +33,13 @@ function descriptorIsSync(fd: number, expected: string, ino: number): boolean {
 }
 const CONFIRM_WINDOW = 64;
 
-export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { allowHardlinks: boolean; need: number; budget: number; itemsOf: (h: FileHit) => number; isFileRoot: boolean }): Promise<Verified> {
+export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { allowHardlinks: boolean; need: number; budget: number; itemsOf: (h: FileHit) => number; isFileRoot: boolean; searched?: FolderId }): Promise<Verified> {
   if (opts.isFileRoot) return { hits: sorted, exact: true, hardlinked: 0, moved: 0 };
   const base = rootAbs === '/' ? '' : rootAbs;
   // Through pinned folders, as glob does: a folder swapped for a link and back cannot make a name pass
   // (and be counted) whose file exists only outside.
-  const pinned = openRechecker(base);
+  // `searched`: the folder rg was pinned to; a base that names another folder now fails every hit.
+  const pinned = openRechecker(base, {}, opts.searched);
   const check = (h: FileHit): 'ok' | 'hardlinked' | 'moved' => {
     const st = pinned.lstat(h.rel);
     if (!st?.isFile()) return 'moved';
