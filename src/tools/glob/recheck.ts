@@ -170,7 +170,8 @@ export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number
   if (!HAS_PROC_FD) return no;
   let pinned: Stats;
   try {
-    if (!LOCAL_FS.has(statfsSync(o.base || '/').type)) return no;
+    // The pinned folder's file system (by path, `base` may name another folder by now).
+    if (!LOCAL_FS.has(statfsSync(`/proc/self/fd/${o.pinnedFd}`).type)) return no;
     pinned = fstatSync(o.pinnedFd);
   } catch { return no; }
   const memo = new Map<string, boolean>();
