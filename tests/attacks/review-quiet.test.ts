@@ -91,3 +91,27 @@ test('a folder ABOVE the search folder swapped with a copy between rg and the hi
   assert.ok(decoys > 0, 'control: the copy\'s plain file was found at least once');
   assert.equal(leaked, 0, `the outside file's lines or count reached the answer (${leaked} of ${runs} searches)`);
 });
+
+test('confirmContent never takes a hard link\'s content as the workspace\'s (a folder above swapped with a copy between verifyHits and it would hand it one)', { skip: skipOffLinux }, async (t) => {
+  const { confirmContent } = await import('../../src/tools/grep/verify.js');
+  const { toJsPattern } = await import('../../src/tools/grep/regex.js');
+  const d = tempDir('tg-review-quiet-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  const out = path.join(d.dir, 'outside');
+  mkdirSync(path.join(ws, 'a'), { recursive: true });
+  mkdirSync(out);
+  writeFileSync(path.join(out, 'secret'), 'KEY=hunter2\n');
+  // What the copy holds where rg (in the real tree) reported a plain file: a hard link to the outside file.
+  linkSync(path.join(out, 'secret'), path.join(ws, 'a/f'));
+  writeFileSync(path.join(ws, 'a/plain'), 'KEY=hunter2\n');
+  const q = { pattern: 'KEY=hunter', fixed_strings: true, ignore_case: false, multiline: false };
+  for (const mode of ['files_with_matches', 'count', 'content'] as const) {
+    const pat = toJsPattern(q);
+    const hits = ['a/f', 'a/plain'].map((rel) => ({ rel, count: 1, records: [{ line: 1, end: 1, text: 'KEY=hunter2', before: [], after: [] }] })) as never[];
+    const c = await confirmContent(hits, ws, 10, { mode, pat: mode === 'content' ? null : pat, multiline: false, allowHardlinks: false });
+    assert.deepEqual(c.hits.map((h: { rel: string }) => h.rel), ['a/plain'], `${mode}: the hard link's content confirmed an answer (an oracle on the outside file)`);
+    const allowed = await confirmContent(hits, ws, 10, { mode, pat: mode === 'content' ? null : pat, multiline: false, allowHardlinks: true });
+    assert.equal(allowed.hits.length, 2, `${mode}: control: with paths.allow_hardlinks on, both pass`);
+  }
+});

@@ -73,7 +73,7 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
  * returned line must be what that file holds at that line number, and for names and counts the
  * file must match (as often) — so nothing about an outside file's content reaches the result.
  */
-export async function confirmContent(sorted: FileHit[], rootAbs: string, need: number, check: { mode: OutputMode; pat: JsPattern | null; multiline: boolean }): Promise<{ hits: FileHit[]; changed: number }> {
+export async function confirmContent(sorted: FileHit[], rootAbs: string, need: number, check: { mode: OutputMode; pat: JsPattern | null; multiline: boolean; allowHardlinks: boolean }): Promise<{ hits: FileHit[]; changed: number }> {
   const base = rootAbs === '/' ? '' : rootAbs;
   // Synchronous calls: five syscalls a file cost microseconds, the thread pool tens of them.
   const confirm = (h: FileHit): boolean => {
@@ -83,6 +83,9 @@ export async function confirmContent(sorted: FileHit[], rootAbs: string, need: n
       fd = openSync(abs, OPEN_FLAGS);
       const st = fstatSync(fd);
       if (!st.isFile() || !descriptorIsSync(fd, abs, st.ino)) return false;
+      // The path may name another file than verifyHits checked (a folder above swapped with a copy
+      // since): a hard link's content must not confirm anything, or the answer tells about its outside twin.
+      if (st.nlink > 1 && !check.allowHardlinks) return false;
       const buf = Buffer.allocUnsafe(st.size);
       let n = 0;
       while (n < st.size) {
