@@ -3,10 +3,11 @@
 // make rg's word about a file that is not the workspace's own (a hard link to an outside file)
 // reach the answer.
 import assert from 'node:assert/strict';
-import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, linkSync, mkdirSync, openSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Harness, tempDir } from '../../src/testing/helpers.js';
+import { quietFolders } from '../../src/tools/glob/recheck.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { RACY_MS } from '../../src/tools/walk/link-cache.js';
 
@@ -114,4 +115,38 @@ test('confirmContent never takes a hard link\'s content as the workspace\'s (a f
     const allowed = await confirmContent(hits, ws, 10, { mode, pat: mode === 'content' ? null : pat, multiline: false, allowHardlinks: true });
     assert.equal(allowed.hits.length, 2, `${mode}: control: with paths.allow_hardlinks on, both pass`);
   }
+});
+
+test('quietFolders: a folder on the way swapped for a link between its own look and its child\'s cannot send the child\'s look to an old folder elsewhere', { skip: skipOffLinux }, async (t) => {
+  const d = tempDir('tg-review-quiet-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  const out = path.join(d.dir, 'outside');
+  mkdirSync(path.join(ws, 'a/b'), { recursive: true });
+  mkdirSync(path.join(ws, 'c'), { recursive: true });
+  mkdirSync(path.join(out, 'b'), { recursive: true });
+  await new Promise((r) => setTimeout(r, 300));
+  const cutoff = Date.now(); // "rg started" (the margin is 0 here; the kernel's clock lags by a tick at most)
+  await new Promise((r) => setTimeout(r, 50));
+  // While "rg ran": a/b changed (say a folder of it was swapped for a link to the outside and back).
+  writeFileSync(path.join(ws, 'a/b/new'), '');
+  const fd = openSync(ws, constants.O_RDONLY | constants.O_DIRECTORY);
+  t.after(() => closeSync(fd));
+  const swapA = () => {
+    renameSync(path.join(ws, 'a'), path.join(ws, 'a.real'));
+    symlinkSync(out, path.join(ws, 'a'));
+  };
+  const restoreA = () => {
+    unlinkSync(path.join(ws, 'a'));
+    renameSync(path.join(ws, 'a.real'), path.join(ws, 'a'));
+  };
+  // Control: a/b is not quiet when nothing races; c is.
+  const calm = quietFolders({ base: ws, pinnedFd: fd, cutoff });
+  assert.equal(calm('a/b'), false, 'control: a/b changed after the cutoff');
+  // The attack: right after a is looked at, it becomes a link to the outside, whose b is old.
+  let swapped = false;
+  const q = quietFolders({ base: ws, pinnedFd: fd, cutoff, afterLook: (rel) => { if (rel === 'a' && !swapped) { swapped = true; swapA(); } } });
+  const got = q('a/b');
+  if (swapped) restoreA();
+  assert.equal(got, false, 'a/b passed as quiet: its look went through a link to an old folder outside');
 });

@@ -165,7 +165,7 @@ export interface Observation { dev: number; ino: number; ctimeMs: number }
  * Linux, on a local file system (LOCAL_FS) and on the base's device (a mount inside the tree is
  * not quiet). Call it only after the lister has exited: answers are remembered.
  */
-export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number; before?: (abs: string) => Observation | undefined }): (dirRel: string) => boolean {
+export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number; before?: (abs: string) => Observation | undefined; afterLook?: (rel: string) => void }): (dirRel: string) => boolean {
   const no = () => false;
   if (!HAS_PROC_FD) return no;
   let pinned: Stats;
@@ -174,26 +174,38 @@ export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number
     if (!LOCAL_FS.has(statfsSync(`/proc/self/fd/${o.pinnedFd}`).type)) return no;
     pinned = fstatSync(o.pinnedFd);
   } catch { return no; }
+  const parentOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
+  /** One folder seen now, alone (its way is not judged here). */
+  const looksQuiet = (rel: string): boolean => {
+    const abs = rel === '' ? (o.base || '/') : `${o.base}/${rel}`;
+    const b = o.before?.(abs);
+    if (o.before && !(b && b.ctimeMs < o.cutoff && b.dev === pinned.dev)) return false;
+    if (rel === '' && b && b.ino !== pinned.ino) return false;
+    let v = false;
+    try {
+      // Now, through the pinned folder (where the lister walked), not by path: a folder above
+      // `base` swapped with an old copy of the tree must not make both looks land on the copy.
+      const a = rel === '' ? fstatSync(o.pinnedFd) : lstatSync(`/proc/self/fd/${o.pinnedFd}/${rel}`, { throwIfNoEntry: false });
+      // ctime only moves forward: one older than the cutoff, seen after the lister exited, means
+      // no entry changed from the lister's start until now (`before`, when given, must agree).
+      v = !!a?.isDirectory() && a.dev === pinned.dev && a.ctimeMs < o.cutoff && (!b || (a.ino === b.ino && a.ctimeMs === b.ctimeMs));
+    } catch { /* unreadable: not quiet */ }
+    o.afterLook?.(rel);
+    return v;
+  };
   const memo = new Map<string, boolean>();
   const quiet = (rel: string): boolean => {
     const known = memo.get(rel);
     if (known !== undefined) return known;
-    let v = false;
-    const abs = rel === '' ? (o.base || '/') : `${o.base}/${rel}`;
-    const b = o.before?.(abs);
-    if (!o.before || (b && b.ctimeMs < o.cutoff && b.dev === pinned.dev)) {
-      const slash = rel.lastIndexOf('/');
-      const wayOk = rel === '' ? !b || b.ino === pinned.ino : quiet(slash < 0 ? '' : rel.slice(0, slash));
-      if (wayOk) {
-        try {
-          // Now, through the pinned folder (where the lister walked), not by path: a folder above
-          // `base` swapped with an old copy of the tree must not make both looks land on the copy.
-          const a = rel === '' ? fstatSync(o.pinnedFd) : lstatSync(`/proc/self/fd/${o.pinnedFd}/${rel}`, { throwIfNoEntry: false });
-          // ctime only moves forward: one older than the cutoff, seen after the lister exited, means
-          // no entry changed from the lister's start until now (`before`, when given, must agree).
-          v = !!a?.isDirectory() && a.dev === pinned.dev && a.ctimeMs < o.cutoff && (!b || (a.ino === b.ino && a.ctimeMs === b.ctimeMs));
-        } catch { /* unreadable: not quiet */ }
-      }
+    // A look at a/b follows a by name: it lands on the real a/b only if a still held it then. So
+    // the folder first, then every folder on its way, up to the pinned one (seen through its
+    // descriptor): each later look proves the earlier one's way unchanged until then. (Top down,
+    // a swapped after its own look could send b's look to an old folder elsewhere.)
+    let v = looksQuiet(rel);
+    for (let r = rel; v && r !== '';) {
+      r = parentOf(r);
+      if (memo.get(r) === false) v = false; // a way not quiet: its folders are not either
+      else v = looksQuiet(r);
     }
     memo.set(rel, v);
     return v;
