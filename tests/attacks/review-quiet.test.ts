@@ -51,7 +51,7 @@ async function harness(t: { after: (f: () => void) => void }, ws: string) {
 
 type GrepEnv = { ok: boolean; text?: string; data?: { engine: string; matches?: { text: string }[]; counts?: { file: string; count: number }[]; files?: string[]; total_files: number } };
 
-test('a folder ABOVE the search folder swapped with a copy between rg and the hit check: a hard link rg read in the real, quiet tree never reaches the page', { skip: skipOffLinux }, async (t) => {
+for (const [label, swapA, swapB] of [['a folder ABOVE the search folder', 'p', 'q'], ['the search folder itself', 'p/s', 'q/s']] as const) test(`${label} swapped with a copy while grep runs: a hard link to an outside file (real tree: rg's word in a quiet folder; copy: the file confirmContent reads) never reaches the answer`, { skip: skipOffLinux }, async (t) => {
   const rg = await locateRg();
   if (!rg) return t.skip('needs ripgrep (rg) on PATH');
   const d = tempDir('tg-review-quiet-');
@@ -66,15 +66,19 @@ test('a folder ABOVE the search folder swapped with a copy between rg and the hi
   linkSync(path.join(out, 'secret'), path.join(ws, 'p/s/a/f'));
   // The copy: the same names, f a plain file of one link.
   writeFileSync(path.join(ws, 'q/s/a/f'), 'needle decoy\n');
+  // And the other way round: g is plain in the real tree, a hard link to the outside in the copy.
+  writeFileSync(path.join(out, 'secret-g'), 'needle SECRET-G\n');
+  writeFileSync(path.join(ws, 'p/s/a/g'), 'needle SECRET-G\n');
+  linkSync(path.join(out, 'secret-g'), path.join(ws, 'q/s/a/g'));
   await settle();
   const h = await harness(t, ws);
   const calm = await h.call('grep', { pattern: 'needle', path: 'p/s', output_mode: 'content' }) as GrepEnv;
   assert.equal(calm.data?.engine, 'ripgrep');
-  assert.equal(calm.data?.total_files, 0, 'control: the hard link is left out when nothing races');
+  assert.deepEqual(calm.data?.matches?.map((m) => m.text), ['needle SECRET-G'], 'control: the hard link is left out, the plain file found, when nothing races');
   let leaked = 0;
   let decoys = 0;
   let runs = 0;
-  const swapper = await startPairSwapper(path.join(ws, 'p'), path.join(ws, 'q'));
+  const swapper = await startPairSwapper(path.join(ws, swapA), path.join(ws, swapB));
   try {
     const end = Date.now() + 4000;
     while (Date.now() < end) {
@@ -83,7 +87,7 @@ test('a folder ABOVE the search folder swapped with a copy between rg and the hi
         runs++;
         if (!env.ok) continue;
         const shown = JSON.stringify(env.data);
-        if (shown.includes('SECRET') || (env.data?.counts ?? []).some((c) => c.count === 2)) leaked++;
+        if (shown.includes('SECRET-LINE') || shown.includes('SECRET-2') || (env.data?.counts ?? []).some((c) => c.count === 2)) leaked++;
         if (shown.includes('decoy') || (env.data?.counts ?? []).some((c) => c.count === 1)) decoys++;
       }
     }
