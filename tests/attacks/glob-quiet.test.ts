@@ -126,3 +126,36 @@ test('racing on a settled tree: a folder swapped for a link to outside, over and
   assert.ok(quietTaken > 0, 'control: files in c/ (untouched) were still taken as quiet');
   assert.ok(insideSeen > 0, 'control: the inside file was found at least once');
 });
+
+test('quietFolders.all: the same answers as one folder at a time; a folder on the way swapped for a link after its first look makes nothing below it quiet', { skip: skipOffLinux }, (t) => {
+  const f = tree();
+  t.after(f.cleanup);
+  mkdirSync(path.join(f.ws, 'a/b/c'), { recursive: true });
+  // An old-looking copy of a/ elsewhere (the future cutoff makes every ctime "old").
+  mkdirSync(path.join(f.dir, 'copy/b/c'), { recursive: true });
+  const future = Date.now() + 60_000;
+  const dirs = ['a/b/c', 'a/b', 'c', '', 'a', 'nope'];
+  let fd = openSync(f.ws, DIR);
+  const one = quietFolders({ base: f.ws, pinnedFd: fd, cutoff: future });
+  const each = dirs.filter((d) => one(d));
+  assert.deepEqual([...quietFolders({ base: f.ws, pinnedFd: fd, cutoff: future }).all(dirs)].sort(), each.sort());
+  assert.deepEqual(each.sort(), ['', 'a', 'a/b', 'a/b/c', 'c']);
+  closeSync(fd);
+
+  fd = openSync(f.ws, DIR);
+  t.after(() => closeSync(fd));
+  let swapped = false;
+  const q = quietFolders({
+    base: f.ws, pinnedFd: fd, cutoff: future,
+    // After a's first look: a becomes a link to the copy (whose b and c look old and real).
+    afterLook: (rel) => {
+      if (rel !== 'a' || swapped) return;
+      swapped = true;
+      renameSync(path.join(f.ws, 'a'), path.join(f.ws, 'a.aside'));
+      symlinkSync(path.join(f.dir, 'copy'), path.join(f.ws, 'a'));
+    },
+  });
+  const got = q.all(['a/b/c', 'c']);
+  assert.ok(swapped, 'the swap ran between the looks');
+  assert.deepEqual([...got], ['c'], 'nothing under the swapped folder is quiet; c, beside it, still is');
+});

@@ -165,8 +165,11 @@ export interface Observation { dev: number; ino: number; ctimeMs: number }
  * Linux, on a local file system (LOCAL_FS) and on the base's device (a mount inside the tree is
  * not quiet). Call it only after the lister has exited: answers are remembered.
  */
-export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number; before?: (abs: string) => Observation | undefined; afterLook?: (rel: string) => void }): (dirRel: string) => boolean {
-  const no = () => false;
+/** One folder at a time (remembered), or `all` for many at once (fewer looks: each folder's way is looked at once for all). */
+export type QuietCheck = ((dirRel: string) => boolean) & { all(dirs: Iterable<string>): Set<string> };
+
+export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number; before?: (abs: string) => Observation | undefined; afterLook?: (rel: string) => void }): QuietCheck {
+  const no: QuietCheck = Object.assign(() => false, { all: () => new Set<string>() });
   if (!HAS_PROC_FD) return no;
   let pinned: Stats;
   try {
@@ -174,7 +177,6 @@ export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number
     if (!LOCAL_FS.has(statfsSync(`/proc/self/fd/${o.pinnedFd}`).type)) return no;
     pinned = fstatSync(o.pinnedFd);
   } catch { return no; }
-  const parentOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
   /** One folder seen now, alone (its way is not judged here). */
   const looksQuiet = (rel: string): boolean => {
     const abs = rel === '' ? (o.base || '/') : `${o.base}/${rel}`;
@@ -195,20 +197,49 @@ export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number
   };
   const memo = new Map<string, boolean>();
   const quiet = (rel: string): boolean => {
-    const known = memo.get(rel);
-    if (known !== undefined) return known;
-    // A look at a/b follows a by name: it lands on the real a/b only if a still held it then. So
-    // the folder first, then every folder on its way, up to the pinned one (seen through its
-    // descriptor): each later look proves the earlier one's way unchanged until then. (Top down,
-    // a swapped after its own look could send b's look to an old folder elsewhere.)
-    let v = looksQuiet(rel);
-    for (let r = rel; v && r !== '';) {
-      r = parentOf(r);
-      if (memo.get(r) === false) v = false; // a way not quiet: its folders are not either
-      else v = looksQuiet(r);
-    }
-    memo.set(rel, v);
+    let v = memo.get(rel);
+    if (v === undefined) memo.set(rel, (v = judgeAll([rel], looksQuiet).has(rel)));
     return v;
   };
+  quiet.all = (dirs: Iterable<string>) => judgeAll(dirs, looksQuiet);
   return quiet;
+}
+
+/**
+ * Which of `dirs` are quiet, with each folder involved looked at once, and each folder on the way
+ * of another once more afterwards. A look at a/b follows a by name: it lands on the real a/b only
+ * if a still held it then. So, first every folder (pass 1), then every folder that is on another's
+ * way again, deepest first, up to the pinned one (pass 2): a's second look comes after every look
+ * below it, and an old ctime then proves a unchanged from rg's start until after them; a's own
+ * second look is proven the same way by its parent's, and the pinned folder needs no path.
+ */
+function judgeAll(dirs: Iterable<string>, looksQuiet: (rel: string) => boolean): Set<string> {
+  const parentOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
+  const wanted = [...new Set(dirs)];
+  const all = new Set<string>(wanted);
+  const onWay = new Set<string>();
+  for (const d of wanted) {
+    for (let r = d; r !== '';) {
+      r = parentOf(r);
+      const seen = onWay.has(r);
+      onWay.add(r);
+      all.add(r);
+      if (seen) break;
+    }
+  }
+  const first = new Map<string, boolean>();
+  for (const r of all) first.set(r, looksQuiet(r));
+  const depth = (r: string) => (r === '' ? -1 : r.split('/').length);
+  const second = new Map<string, boolean>();
+  for (const r of [...onWay].sort((x, y) => depth(y) - depth(x))) second.set(r, first.get(r) === true && looksQuiet(r));
+  const wayOk = new Map<string, boolean>();
+  const way = (r: string): boolean => {
+    if (r === '') return second.get('') ?? false;
+    let v = wayOk.get(r);
+    if (v === undefined) wayOk.set(r, (v = second.get(r) === true && way(parentOf(r))));
+    return v;
+  };
+  const out = new Set<string>();
+  for (const d of wanted) if (first.get(d) === true && (d === '' || way(parentOf(d)))) out.add(d);
+  return out;
 }

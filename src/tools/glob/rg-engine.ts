@@ -181,9 +181,10 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     // rg has exited: a file in a folder that provably did not change since before rg started is
     // what rg saw there; any other is re-checked through pinned folder descriptors.
     const quiet = quietFolders({ base, pinnedFd: opened.fh.fd, cutoff: started - RACY_MS, before: (abs) => ws.linkCache.observed(abs, l.generation) });
+    const dirOf = (rel: string) => { const slash = rel.lastIndexOf('/'); return slash < 0 ? '' : rel.slice(0, slash); };
+    const quietDirs = quiet.all(pending.map(dirOf));
     for (const rel of pending) {
-      const slash = rel.lastIndexOf('/');
-      if (quiet(slash < 0 ? '' : rel.slice(0, slash))) { matched.push(show(rel)); quietOk++; }
+      if (quietDirs.has(dirOf(rel))) { matched.push(show(rel)); quietOk++; }
       else if (checker.check({ rel, link: false })) matched.push(show(rel)); else moved++;
     }
     r = { timedOut: a.timedOut || l.timedOut, aborted: a.aborted || l.aborted };

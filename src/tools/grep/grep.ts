@@ -165,8 +165,7 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
         // rg has exited and its working folder is still open: which hits' folders did not change while it ran.
         const { dev, ino } = fstatSync(dir.fh.fd);
         const quiet = quietFolders({ base: rp.abs === '/' ? '' : rp.abs, pinnedFd: dir.fh.fd, cutoff: started - RACY_MS });
-        const quietDirs = new Set<string>();
-        for (const h of result.hits) { const d = dirOf(h.rel); if (quiet(d)) quietDirs.add(d); }
+        const quietDirs = quiet.all(result.hits.map((h) => dirOf(h.rel)));
         if (ws.gate?.asks) {
           // rg reports matching files only: count what an ask rule leaves out by name, as the built-in walk does.
           const byName = new DenyFilter(ws, rp.relToRoot, rp.abs);
