@@ -76,24 +76,25 @@ export async function connectStdio(args: string[], opts: { capabilities?: Record
 }
 
 /**
- * Swaps `real` (a folder) for a symlink to `out` and back, as fast as it can, in a worker thread,
- * until `stop()`: the race every walk and search must survive (nothing from `out` returned).
+ * Runs `step` (the body of a loop, in CommonJS, with `fs` = node:fs and the `data` fields in scope;
+ * errors ignored) as fast as it can in a worker thread until `stop()`.
  */
-export async function startFolderSwapper(real: string, out: string): Promise<{ stop: () => Promise<void> }> {
+export async function startRaceLoop(step: string, data: Record<string, string>): Promise<{ stop: () => Promise<void> }> {
   const { Worker } = await import('node:worker_threads');
   const worker = new Worker(`
-    const { renameSync, symlinkSync, unlinkSync } = require('node:fs');
-    const { workerData: { real, out }, parentPort } = require('node:worker_threads');
+    const fs = require('node:fs');
+    const { workerData, parentPort } = require('node:worker_threads');
+    const { ${Object.keys(data).join(', ')} } = workerData;
     let stop = false;
     parentPort.on('message', () => { stop = true; });
     const loop = () => {
       for (let i = 0; i < 200 && !stop; i++) {
-        try { renameSync(real, real + '.d'); symlinkSync(out, real); unlinkSync(real); renameSync(real + '.d', real); } catch {}
+        try { ${step} } catch {}
       }
       if (!stop) setImmediate(loop); else parentPort.postMessage('done');
     };
     loop();
-  `, { eval: true, workerData: { real, out } });
+  `, { eval: true, workerData: data });
   return {
     stop: async () => {
       const done = new Promise((res) => worker.once('message', res));
@@ -102,6 +103,14 @@ export async function startFolderSwapper(real: string, out: string): Promise<{ s
       await worker.terminate();
     },
   };
+}
+
+/**
+ * Swaps `real` (a folder) for a symlink to `out` and back, as fast as it can, in a worker thread,
+ * until `stop()`: the race every walk and search must survive (nothing from `out` returned).
+ */
+export function startFolderSwapper(real: string, out: string): Promise<{ stop: () => Promise<void> }> {
+  return startRaceLoop("fs.renameSync(real, real + '.d'); fs.symlinkSync(out, real); fs.unlinkSync(real); fs.renameSync(real + '.d', real);", { real, out });
 }
 
 /** Runs `attempt` over and over for `ms` while `real` is swapped for a link to `out` and back (startFolderSwapper); returns how many attempts ran. */

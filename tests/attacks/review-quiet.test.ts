@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { closeSync, constants, linkSync, mkdirSync, openSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Harness, tempDir } from '../../src/testing/helpers.js';
+import { Harness, startRaceLoop, tempDir } from '../../src/testing/helpers.js';
 import { quietFolders } from '../../src/tools/glob/recheck.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { RACY_MS } from '../../src/tools/walk/link-cache.js';
@@ -15,29 +15,8 @@ const skipOffLinux = process.platform === 'linux' ? false : 'needs Linux (/proc/
 const settle = () => new Promise((r) => setTimeout(r, RACY_MS + 300));
 
 /** Swaps `a` and `b` (two folders) back and forth in a worker thread until stop(). */
-async function startPairSwapper(a: string, b: string): Promise<{ stop: () => Promise<void> }> {
-  const { Worker } = await import('node:worker_threads');
-  const worker = new Worker(`
-    const { renameSync } = require('node:fs');
-    const { workerData: { a, b }, parentPort } = require('node:worker_threads');
-    let stop = false;
-    parentPort.on('message', () => { stop = true; });
-    const loop = () => {
-      for (let i = 0; i < 200 && !stop; i++) {
-        try { renameSync(a, a + '.x'); renameSync(b, a); renameSync(a, b); renameSync(a + '.x', a); } catch {}
-      }
-      if (!stop) setImmediate(loop); else parentPort.postMessage('done');
-    };
-    loop();
-  `, { eval: true, workerData: { a, b } });
-  return {
-    stop: async () => {
-      const done = new Promise((res) => worker.once('message', res));
-      worker.postMessage('stop');
-      await done;
-      await worker.terminate();
-    },
-  };
+function startPairSwapper(a: string, b: string): Promise<{ stop: () => Promise<void> }> {
+  return startRaceLoop("fs.renameSync(a, a + '.x'); fs.renameSync(b, a); fs.renameSync(a, b); fs.renameSync(a + '.x', a);", { a, b });
 }
 
 async function harness(t: { after: (f: () => void) => void }, ws: string) {
