@@ -24,7 +24,8 @@ export interface Rechecker {
   close(): void;
 }
 
-const dirOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
+/** The folder part of a '/'-separated relative path ('' for an entry of the base). */
+export const dirOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
 const kept = (c: Candidate, st: Stats | undefined) => (c.link ? !!st?.isSymbolicLink() : !!st?.isFile());
 
 /**
@@ -214,13 +215,12 @@ export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number
  * second look is proven the same way by its parent's, and the pinned folder needs no path.
  */
 function judgeAll(dirs: Iterable<string>, looksQuiet: (rel: string) => boolean): Set<string> {
-  const parentOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
   const wanted = [...new Set(dirs)];
   const all = new Set<string>(wanted);
   const onWay = new Set<string>();
   for (const d of wanted) {
     for (let r = d; r !== '';) {
-      r = parentOf(r);
+      r = dirOf(r);
       const seen = onWay.has(r);
       onWay.add(r);
       all.add(r);
@@ -236,10 +236,10 @@ function judgeAll(dirs: Iterable<string>, looksQuiet: (rel: string) => boolean):
   const way = (r: string): boolean => {
     if (r === '') return second.get('') ?? false;
     let v = wayOk.get(r);
-    if (v === undefined) wayOk.set(r, (v = second.get(r) === true && way(parentOf(r))));
+    if (v === undefined) wayOk.set(r, (v = second.get(r) === true && way(dirOf(r))));
     return v;
   };
   const out = new Set<string>();
-  for (const d of wanted) if (first.get(d) === true && (d === '' || way(parentOf(d)))) out.add(d);
+  for (const d of wanted) if (first.get(d) === true && (d === '' || way(dirOf(d)))) out.add(d);
   return out;
 }

@@ -7,7 +7,7 @@ import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
 import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
-import { openRechecker, quietFolders } from './recheck.js';
+import { dirOf, openRechecker, quietFolders } from './recheck.js';
 import { RACY_MS } from '../walk/link-cache.js';
 import { rgFiles } from './rg-list.js';
 
@@ -67,8 +67,9 @@ interface DirState {
  * re-checked on disk (each folder still a folder, not a link; the entry still a file, the link
  * still a link), so a folder swapped for a link while rg ran cannot bring in what lies outside.
  * A file is taken without its own check only when every folder on its way provably did not
- * change from before rg started until after it exited (quietFolders: inode and ctime). rg never lists a symbolic link without following it: the links come from
- * the workspace's LinkCache (read while rg runs) and are judged by the walker's own ignore stack.
+ * change from before rg started until after it exited (quietFolders: inode and ctime). rg never
+ * lists a symbolic link without following it: the links come from the workspace's LinkCache
+ * (read while rg runs) and are judged by the walker's own ignore stack.
  */
 export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput> {
   const { ws, start, compiled, prefix } = o;
@@ -181,7 +182,6 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     // rg has exited: a file in a folder that provably did not change since before rg started is
     // what rg saw there; any other is re-checked through pinned folder descriptors.
     const quiet = quietFolders({ base, pinnedFd: opened.fh.fd, cutoff: started - RACY_MS, before: (abs) => ws.linkCache.observed(abs, l.generation) });
-    const dirOf = (rel: string) => { const slash = rel.lastIndexOf('/'); return slash < 0 ? '' : rel.slice(0, slash); };
     const quietDirs = quiet.all(pending.map(dirOf));
     for (const rel of pending) {
       if (quietDirs.has(dirOf(rel))) { matched.push(show(rel)); quietOk++; }

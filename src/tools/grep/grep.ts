@@ -17,10 +17,8 @@ import { comparePaths, DenyFilter, Selection } from './select.js';
 import { sortByMtime } from './sort.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
 import { confirmContent, verifyHits } from './verify.js';
-import { quietFolders, type FolderId } from '../glob/recheck.js';
+import { dirOf, quietFolders, type FolderId } from '../glob/recheck.js';
 import { RACY_MS } from '../walk/link-cache.js';
-
-const dirOf = (rel: string) => { const s = rel.lastIndexOf('/'); return s < 0 ? '' : rel.slice(0, s); };
 
 const DEFAULT_HEAD_LIMIT = 100;
 const MAX_HEAD_LIMIT = 2000;

@@ -10,9 +10,10 @@ import type { FileHit, OutputMode } from './types.js';
  * (not swapped for a symlink), one hard link unless allowed (a hard link can point at a file
  * outside the workspace), lstat'ed through a descriptor of its folder opened folder by folder
  * without following links (glob's pinned re-check), so a directory swapped for a symlink during
- * the walk, and back, cannot make a hit pass or count whose file exists only outside. Only the hits that will be shown or counted are checked: the first `need` items in
- * order, or all of them when there are at most `budget` hits — the cost follows the answer, not
- * the tree. Synchronous lstat (~2 µs, against ~12 µs through the thread pool) in slices, yielding
+ * the walk, and back, cannot make a hit pass or count whose file exists only outside. Only the
+ * hits that will be shown or counted are checked: the first `need` items in order, or all of
+ * them when there are at most `budget` hits — the cost follows the answer, not the tree.
+ * Synchronous lstat (~2 µs, against ~12 µs through the thread pool) in slices, yielding
  * to the event loop between them.
  */
 export interface Verified {
