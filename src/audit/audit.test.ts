@@ -75,18 +75,42 @@ describe('the writer', () => {
     cleanup();
   });
 
-  test('a record appended after a crash left half a line starts on its own line', async () => {
+  test('after a crash cut a record in the middle, the next start ends the line, says so in a record, and the log verifies', async () => {
     const { file, cleanup } = logWith(2);
-    appendFileSync(file, '{"ts_start":"2024-');
+    // Killed mid-write: half a record (cut inside a multi-byte character too), the head still names line 2.
+    const third = JSON.stringify({ ...rec(2), args: { path: 'é'.repeat(50) }, prev_hash: hashLine(linesOf(file)[1]!) });
+    const bytes = Buffer.from(third, 'utf8');
+    appendFileSync(file, bytes.subarray(0, bytes.indexOf(0xa9) /* cut after the first byte of é */));
     const w = new AuditWriter(file);
     w.append(rec(9));
     w.close();
     const lines = linesOf(file);
-    // the new record survives whole, even though the log now shows the crash
-    assert.equal(JSON.parse(lines[lines.length - 1]!).tool_call_id, 'tc_9');
+    assert.equal(lines.length, 5, 'two records, the cut line, the record that ends it, the new one');
+    const marker = JSON.parse(lines[3]!);
+    assert.equal(marker.tool, 'toolgate/audit');
+    assert.equal(marker.status, 'cut_line_ended');
+    assert.equal(marker.prev_hash, hashLine(lines[2]!));
+    // the new record survives whole, chained to the marker
+    assert.equal(JSON.parse(lines[4]!).tool_call_id, 'tc_9');
+    assert.equal(JSON.parse(lines[4]!).prev_hash, hashLine(lines[3]!));
     const v = await verifyAudit(file);
-    assert.equal(v.ok, false);
-    assert.equal(v.bad_line, 3);
+    assert.equal(v.ok, true, JSON.stringify(v));
+    assert.equal(v.records, 5);
+    assert.match(v.note ?? '', /line 3 is a record cut by a crash/);
+    cleanup();
+  });
+
+  test('a start on a cut tail ends it at once (no call needed) and the log verifies', async () => {
+    const { file, cleanup } = logWith(3);
+    appendFileSync(file, '{"ts_start":"2024-');
+    new AuditWriter(file).close();
+    assert.equal(readFileSync(file, 'utf8').endsWith('\n'), true);
+    const v = await verifyAudit(file);
+    assert.equal(v.ok, true, JSON.stringify(v));
+    assert.match(v.note ?? '', /line 4 is a record cut by a crash/);
+    // A second start finds nothing to end.
+    new AuditWriter(file).close();
+    assert.equal(linesOf(file).length, 5);
     cleanup();
   });
 
@@ -164,6 +188,31 @@ describe('verify', () => {
     appendFileSync(file, `${seventh}\n`);
     const w = await verifyAudit(file);
     assert.equal(w.ok, false, 'the head names neither of the last two records');
+    cleanup();
+  });
+
+  test('a line that is not JSON passes only with the record that ends a cut line right after it, chained to it', async () => {
+    const { file, cleanup } = logWith(3);
+    appendFileSync(file, '{"ts_start":"2024-');
+    const w = new AuditWriter(file);
+    w.append(rec(7));
+    w.close();
+    const good = linesOf(file); // 3 records, cut line (4), marker (5), record 7 (6)
+    assert.equal((await verifyAudit(file)).ok, true);
+    const cases: Array<[string, (l: string[]) => string[], number]> = [
+      ['the cut line edited afterwards', (l) => { l[3] = l[3]!.replace('2024', '2025'); return l; }, 4],
+      ['the marker removed', (l) => { l.splice(4, 1); return l; }, 4],
+      ['the marker moved after the next record', (l) => [...l.slice(0, 4), l[5]!, l[4]!], 4],
+      ['a second garbage line before the marker', (l) => [...l.slice(0, 4), 'garbage', ...l.slice(4)], 4],
+      ['garbage inserted in the middle, with a copy of the marker after it', (l) => [l[0]!, 'garbage', l[4]!, ...l.slice(1)], 2],
+      ['a record before the cut line edited', (l) => { l[1] = l[1]!.replace('f1.txt', 'f1.TXT'); return l; }, 3],
+    ];
+    for (const [name, change, bad] of cases) {
+      writeLines(file, change([...good]));
+      const v = await verifyAudit(file);
+      assert.equal(v.ok, false, `${name}: ${JSON.stringify(v)}`);
+      assert.equal(v.bad_line, bad, `${name}: ${JSON.stringify(v)}`);
+    }
     cleanup();
   });
 

@@ -34,3 +34,30 @@ export interface AuditRecord {
 export function hashLine(line: string): string {
   return createHash('sha256').update(line).digest('hex');
 }
+
+/** The `tool` and `status` of the record the writer chains to a line a crash cut off. */
+export const CUT_LINE_TOOL = 'toolgate/audit';
+export const CUT_LINE_STATUS = 'cut_line_ended';
+
+/**
+ * The record written after a line that a crash cut in the middle (the server was killed while
+ * writing it, so it was never acknowledged). Same fields as a call's record, so tools reading the
+ * log line by line see one shape; its prev_hash is the hash of the cut line.
+ */
+export function cutLineRecord(cut: string, now = new Date()): AuditRecord {
+  const ts = now.toISOString();
+  return {
+    ts_start: ts, ts_end: ts, trace_id: '', tool_call_id: '', session_id: '', tool: CUT_LINE_TOOL,
+    version: null, risk: null,
+    args: { cut_line_chars: cut.length, cut_line_sha256: hashLine(cut) },
+    decision: 'allow',
+    rule: 'the line before was cut by a crash while it was written (never acknowledged); this start ended it',
+    approval: null, ok: true, status: CUT_LINE_STATUS, error_code: null, duration_ms: 0,
+    files_changed: [], commands_run: [], hashes: {}, prev_hash: hashLine(cut),
+  };
+}
+
+/** Whether a parsed line is the record `cutLineRecord` writes. */
+export function isCutLineRecord(rec: unknown): rec is AuditRecord {
+  return typeof rec === 'object' && rec !== null && (rec as { tool?: unknown }).tool === CUT_LINE_TOOL && (rec as { status?: unknown }).status === CUT_LINE_STATUS;
+}

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { GENESIS, hashLine } from './record.js';
+import { GENESIS, hashLine, isCutLineRecord } from './record.js';
 
 export interface VerifyResult {
   ok: boolean;
@@ -27,11 +27,20 @@ export async function verifyAudit(file: string): Promise<VerifyResult> {
   }
   let prev = GENESIS;
   let beforeLast = GENESIS;
+  const notes: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     let rec: { prev_hash?: unknown };
     try {
       rec = JSON.parse(lines[i]!);
     } catch {
+      // A line a crash cut in the middle, which the next start ended: the record after it says so
+      // and chains to it. Anything else that is not JSON was edited in.
+      if (i + 1 < lines.length && cutLineFollows(lines[i]!, lines[i + 1]!)) {
+        notes.push(`line ${i + 1} is a record cut by a crash while it was written (never acknowledged); line ${i + 2} records that the next start ended it`);
+        beforeLast = prev;
+        prev = hashLine(lines[i]!);
+        continue;
+      }
       return { ok: false, records: lines.length, bad_line: i + 1, problem: 'not a JSON record' };
     }
     if (rec.prev_hash !== prev) {
@@ -50,14 +59,28 @@ export async function verifyAudit(file: string): Promise<VerifyResult> {
   // The record is written, then the head: a SIGKILL between the two leaves one whole record past
   // the head. The reply goes out only after both, so that record was never acknowledged either.
   if (head !== prev && !unfinished && lines.length > 0 && head === beforeLast) {
-    return { ok: true, records: lines.length, note: `line ${lines.length} was written but .head not yet updated (the server stopped between the two writes; never acknowledged, and the next start carries on from it)` };
+    notes.push(`line ${lines.length} was written but .head not yet updated (the server stopped between the two writes; never acknowledged, and the next start carries on from it)`);
+    return withNotes({ ok: true, records: lines.length }, notes);
   }
   if (head !== prev) {
     return unfinished
       ? { ok: false, records: lines.length + 1, bad_line: lines.length + 1, problem: 'the last line is cut off (no newline) and the head does not name the record before it (tail cut or edited)' }
       : { ok: false, records: lines.length, bad_line: lines.length, problem: 'the newest hash in .head does not match the last line (tail cut or edited)' };
   }
-  return unfinished
-    ? { ok: true, records: lines.length, note: `line ${lines.length + 1} is an unfinished record (the server stopped while writing it; it was never acknowledged, and the next start ends it)` }
-    : { ok: true, records: lines.length };
+  if (unfinished) notes.push(`line ${lines.length + 1} is an unfinished record (the server stopped while writing it; it was never acknowledged, and the next start ends it)`);
+  return withNotes({ ok: true, records: lines.length }, notes);
+}
+
+function withNotes(r: VerifyResult, notes: string[]): VerifyResult {
+  return notes.length > 0 ? { ...r, note: notes.join('; ') } : r;
+}
+
+/** Whether `next` is the record the writer chains to a line a crash cut (`cut`). */
+function cutLineFollows(cut: string, next: string): boolean {
+  try {
+    const rec: unknown = JSON.parse(next);
+    return isCutLineRecord(rec) && rec.prev_hash === hashLine(cut);
+  } catch {
+    return false;
+  }
 }

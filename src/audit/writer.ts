@@ -1,6 +1,6 @@
 import { constants, mkdirSync, openSync, fstatSync, readSync, writeSync, fsyncSync, closeSync, ftruncateSync } from 'node:fs';
 import path from 'node:path';
-import { GENESIS, hashLine, type AuditRecord } from './record.js';
+import { GENESIS, cutLineRecord, hashLine, type AuditRecord } from './record.js';
 
 function lastLineOf(fd: number, size: number): string | null {
   if (size === 0) return null;
@@ -44,10 +44,22 @@ export class AuditWriter {
   private resync(): void {
     let size = fstatSync(this.fd).size;
     if (size > 0) {
-      // A crash mid-write leaves half a line: end it, or the next record would be glued to it and lost.
-      const last = Buffer.alloc(1);
-      readSync(this.fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) size += writeSync(this.fd, '\n');
+      const end = Buffer.alloc(1);
+      readSync(this.fd, end, 0, 1, size - 1);
+      if (end[0] !== 0x0a) {
+        // A SIGKILL in the middle of a long write leaves half a line, never acknowledged. End it
+        // and chain a record to it that says so, in one write: the next record is not glued to
+        // it, and verify can tell a line cut by a crash from an edited one.
+        const cut = lastLineOf(this.fd, size) ?? '';
+        const marker = JSON.stringify(cutLineRecord(cut));
+        const buf = Buffer.from(`\n${marker}\n`, 'utf8');
+        for (let off = 0; off < buf.length;) off += writeSync(this.fd, buf, off, buf.length - off);
+        if (this.fsync) fsyncSync(this.fd);
+        this.knownSize = size + buf.length;
+        this.prev = hashLine(marker);
+        this.writeHead();
+        return;
+      }
     }
     const last = lastLineOf(this.fd, size);
     this.prev = last ? hashLine(last) : GENESIS;

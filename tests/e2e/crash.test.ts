@@ -22,6 +22,14 @@ function patchFor(i: number): string {
     `@@ -${LINES - 1},2 +${LINES - 1},2 @@`, ` file ${i} old line ${LINES - 2} ${'x'.repeat(40)}`, `-file ${i} old line ${LINES - 1} ${'x'.repeat(40)}`, `+file ${i} PATCHED last line`].join('\n') + '\n';
 }
 
+/** What the audit file holds, line by line (shortened), for a failure message. */
+function describeAudit(file: string): string {
+  const text = readFileSync(file, 'utf8');
+  const head = (() => { try { return readFileSync(`${file}.head`, 'utf8').trim(); } catch { return '(no head)'; } })();
+  const lines = text.split('\n').map((l, i) => `  ${i + 1}: ${l.length} chars: ${JSON.stringify(l.slice(0, 160))}${l.length > 160 ? ' … ' + JSON.stringify(l.slice(-80)) : ''}`);
+  return `\naudit (${text.length} bytes, head ${head}):\n${lines.join('\n')}`;
+}
+
 test('SIGKILL in the middle of many writes and patches: every file old or new, audit verifies', async () => {
   const ws = tempDir('tg-crash-');
   const pol = tempDir('tg-crash-policy-');
@@ -69,7 +77,7 @@ test('SIGKILL in the middle of many writes and patches: every file old or new, a
 
   const auditFile = path.join(ws.dir, '.toolgate', 'audit.jsonl');
   let v = spawnSync(process.execPath, [CLI, 'audit', 'verify', auditFile], { encoding: 'utf8' });
-  assert.equal(v.status, 0, v.stdout + v.stderr);
+  assert.equal(v.status, 0, v.stdout + v.stderr + describeAudit(auditFile));
 
   // A restarted server continues the chain.
   const again = await connectStdio(['--workspace', ws.dir, '--policy', policy]);
