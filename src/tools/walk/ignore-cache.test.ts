@@ -3,7 +3,7 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:
 import path from 'node:path';
 import { test } from 'node:test';
 import { Harness, tempDir } from '../../testing/helpers.js';
-import { IgnoreCompileCache, compileIgnore, testIgnore } from './ignore-cache.js';
+import { IgnoreCompileCache, MEMO_MAX_PATHS, compileIgnore, testIgnore } from './ignore-cache.js';
 
 test('ignore cache: the same text gives the same compiled rules; another text another', () => {
   const c = new IgnoreCompileCache();
@@ -24,14 +24,20 @@ test('ignore cache: bounded by entries (least recently used dropped first)', () 
   assert.notEqual(c.get('rule0\n'), first, 'the oldest entry was dropped and is compiled again');
 });
 
-test('ignore cache: emptying the package memo after many tests keeps the answers', () => {
+test('ignore cache: the memo is emptied only after many distinct paths, and the answers stay right', () => {
   const c = compileIgnore('*.log\n!keep.log\nbuild/\n');
   const want = (p: string) => (p.endsWith('.log') && !p.endsWith('keep.log')) || p.startsWith('build/');
-  for (let i = 0; i < 120_000; i++) {
-    const p = i % 3 === 0 ? `d${i}/a.log` : i % 3 === 1 ? `d${i}/keep.log` : `build/f${i}`;
+  const pathOf = (i: number) => (i % 3 === 0 ? `d${i}/a.log` : i % 3 === 1 ? `d${i}/keep.log` : `build/f${i}`);
+  // The same paths tested over and over stay remembered (no emptying after N tests).
+  for (let round = 0; round < 30; round++) for (let i = 0; i < 10_000; i++) assert.equal(testIgnore(c, pathOf(i)).ignored, want(pathOf(i)));
+  assert.equal(c.memo.size, 10_000);
+  // Distinct paths past the bound empty it on the way; every answer is still right.
+  for (let i = 0; i < MEMO_MAX_PATHS + 20_000; i++) {
+    const p = pathOf(i);
     assert.equal(testIgnore(c, p).ignored, want(p), p);
   }
-  assert.ok(c.tests < 50_001, 'the memo was emptied on the way');
+  assert.ok(c.memo.size <= MEMO_MAX_PATHS && c.memo.size < MEMO_MAX_PATHS + 20_000 - 10_000, `the memo was emptied on the way (${c.memo.size})`);
+  assert.equal(testIgnore(c, 'x/keep.log').unignored, true);
 });
 
 /** list_dir through one long-lived runtime (cache warm) vs a fresh runtime (nothing cached): the same answer after every change. */

@@ -1,29 +1,46 @@
 import ignore, { type Ignore } from 'ignore';
 import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
 
+/** What `testIgnore` answers: one of three shared objects, so the memo holds no object per path. */
+export type IgnoreVerdict = Readonly<{ ignored: boolean; unignored: boolean }>;
+const IGNORED: IgnoreVerdict = Object.freeze({ ignored: true, unignored: false });
+const UNIGNORED: IgnoreVerdict = Object.freeze({ ignored: false, unignored: true });
+const NEITHER: IgnoreVerdict = Object.freeze({ ignored: false, unignored: false });
+
 /** One compiled ignore file set, shared by every stack built from the same text. */
 export interface CompiledIgnore {
   readonly ig: Ignore;
-  /** Paths tested since the `ignore` package's own memo was last emptied (it grows with every new path). */
-  tests: number;
+  /** Answers by path (a pure memo: the rules of one compiled set never change). Bounded by MEMO_MAX_PATHS. */
+  readonly memo: Map<string, IgnoreVerdict>;
 }
 
-/** After this many tests an instance's memo of answers is dropped, so a long session does not keep one string per path it ever saw. */
-const MEMO_RESET_AFTER = 50_000;
+/**
+ * Distinct paths one compiled set remembers before its memo (and the package's own, which also
+ * holds every parent folder) is emptied: ~12 MB at most, the Linux kernel's whole tree twice
+ * over. Counting distinct paths, not tests: a glob that tests the same 10,000 paths on every
+ * call keeps them all, where counting tests emptied the memo every fifth call and that call
+ * paid the whole rule scan again (45–78 ms on the kernel's 158-line .gitignore).
+ */
+export const MEMO_MAX_PATHS = 200_000;
 const MAX_ENTRIES = 256;
 const MAX_TEXT_CHARS = 4 * 1024 * 1024;
 
 export function compileIgnore(rules: string): CompiledIgnore {
-  return { ig: ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(rules), tests: 0 };
+  return { ig: ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(rules), memo: new Map() };
 }
 
-/** Tests one path against a compiled set, emptying the package's memo now and then (it stays a pure memo: answers do not change). */
-export function testIgnore(c: CompiledIgnore, rel: string): { ignored: boolean; unignored: boolean } {
-  if (++c.tests > MEMO_RESET_AFTER) {
-    c.tests = 0;
+/** Tests one path against a compiled set through its memo. */
+export function testIgnore(c: CompiledIgnore, rel: string): IgnoreVerdict {
+  const hit = c.memo.get(rel);
+  if (hit !== undefined) return hit;
+  const r = c.ig.test(rel);
+  const v = r.ignored ? IGNORED : r.unignored ? UNIGNORED : NEITHER;
+  if (c.memo.size >= MEMO_MAX_PATHS) {
+    c.memo.clear();
     (c.ig as unknown as { _initCache?: () => void })._initCache?.();
   }
-  return c.ig.test(rel);
+  c.memo.set(rel, v);
+  return v;
 }
 
 /**
