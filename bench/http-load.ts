@@ -26,6 +26,18 @@ export interface HttpLoadResult {
   rss_after_mb: number;
   /** Child processes of the server left after the run (should be 0). */
   children_after: number;
+  /** CPU per call: the server itself, its children (rg), and this load generator (the SDK clients). */
+  server_cpu_ms_per_call: number;
+  children_cpu_ms_per_call: number;
+  client_cpu_ms_per_call: number;
+}
+
+/** The process's own and its waited-for children's CPU time, ms (/proc/PID/stat utime+stime, cutime+cstime). */
+function cpuMs(pid: number): { own: number; children: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  return { own: (Number(f[11]) + Number(f[12])) * tick, children: (Number(f[13]) + Number(f[14])) * tick };
 }
 
 function fdCount(pid: number): number {
@@ -109,6 +121,8 @@ export async function benchHttpLoad(opts: { sessions: number; callsPerSession: n
     const latencies: number[] = [];
     let failed = 0;
     const started = performance.now();
+    const cpu0 = cpuMs(pid);
+    const client0 = process.cpuUsage();
     // More than one round shows whether memory keeps growing with the work done (a leak) or levels off.
     for (let round = 0; round < (opts.rounds ?? 1); round++) {
     if (round > 0) process.stderr.write(`round ${round}: rss ${rssMb(pid)} MB, fds ${fdCount(pid)}\n`);
@@ -131,6 +145,8 @@ export async function benchHttpLoad(opts: { sessions: number; callsPerSession: n
     }));
     }
     const elapsed = (performance.now() - started) / 1000;
+    const cpu1 = cpuMs(pid);
+    const client1 = process.cpuUsage(client0);
     // Let the server close the sessions and the clients' idle keep-alive sockets (5 s) before counting.
     for (let i = 0; i < 40 && fdCount(pid) > fds_before; i++) await new Promise((r) => setTimeout(r, 250));
     latencies.sort((a, b) => a - b);
@@ -145,6 +161,9 @@ export async function benchHttpLoad(opts: { sessions: number; callsPerSession: n
       rss_before_mb,
       rss_after_mb: rssMb(pid),
       children_after: childCount(pid),
+      server_cpu_ms_per_call: round((cpu1.own - cpu0.own) / latencies.length),
+      children_cpu_ms_per_call: round((cpu1.children - cpu0.children) / latencies.length),
+      client_cpu_ms_per_call: round((client1.user + client1.system) / 1000 / latencies.length),
     };
   } finally {
     await srv.stop();

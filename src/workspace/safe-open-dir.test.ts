@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { isToolError } from '../core/errors.js';
 import { PathRules } from './path-rules.js';
-import { openDir, openDirSync, procFdDir, readDirEntries } from './safe-open.js';
+import { openDir, openDirAsync, openDirSync, procFdDir, readDirEntries } from './safe-open.js';
 import { Workspace } from './workspace.js';
 
 const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'tg-dirsync-')));
@@ -70,7 +70,7 @@ test('openDirSync refuses what openDir refuses, with the same codes', { skip: li
     rmSync(path.join(W, 'swap'), { recursive: true });
     symlinkSync(target, path.join(W, 'swap'));
     assert.equal(await outcome(() => openDirSync(rp, ws)), 'PathTraversalBlocked', `sync, link to ${target}`);
-    assert.equal(await outcome(() => openDir(rp, ws)), 'PathTraversalBlocked', `async, link to ${target}`);
+    assert.equal(await outcome(() => openDirAsync(rp, ws)), 'PathTraversalBlocked', `async, link to ${target}`);
     unlinkSync(path.join(W, 'swap')); // a link (rmSync refuses a link to a folder on Node 24)
   }
   // A parent folder swapped for a link: O_NOFOLLOW does not see it, the descriptor check does.
@@ -79,21 +79,21 @@ test('openDirSync refuses what openDir refuses, with the same codes', { skip: li
   rmSync(path.join(W, 'par'), { recursive: true });
   symlinkSync(OUT, path.join(W, 'par'));
   assert.equal(await outcome(() => openDirSync(rpChild, ws)), 'PathTraversalBlocked', 'sync, parent swapped');
-  assert.equal(await outcome(() => openDir(rpChild, ws)), 'PathTraversalBlocked', 'async, parent swapped');
+  assert.equal(await outcome(() => openDirAsync(rpChild, ws)), 'PathTraversalBlocked', 'async, parent swapped');
   // A folder swapped for a file, and a folder that vanished.
   mkdirSync(path.join(W, 'gone'));
   const rpFile = await ws.resolve('gone', 'list');
   rmSync(path.join(W, 'gone'), { recursive: true });
   const rpGone = rpFile;
-  assert.equal(await outcome(() => openDirSync(rpGone, ws)), await outcome(() => openDir(rpGone, ws)));
+  assert.equal(await outcome(() => openDirSync(rpGone, ws)), await outcome(() => openDirAsync(rpGone, ws)));
   assert.equal(await outcome(() => openDirSync(rpGone, ws)), 'NotFound');
   writeFileSync(path.join(W, 'gone'), 'x');
   assert.equal(await outcome(() => openDirSync(rpFile, ws)), 'InvalidArguments');
-  assert.equal(await outcome(() => openDir(rpFile, ws)), 'InvalidArguments');
+  assert.equal(await outcome(() => openDirAsync(rpFile, ws)), 'InvalidArguments');
   // The real folder opens on both paths.
   const ok = await ws.resolve('many', 'list');
   assert.equal(await outcome(() => openDirSync(ok, ws)), 'ok');
-  assert.equal(await outcome(() => openDir(ok, ws)), 'ok');
+  assert.equal(await outcome(() => openDirAsync(ok, ws)), 'ok');
 });
 
 test('procFdDir names /proc/<pid>/fd only when /proc/self is that pid; /proc/self/fd otherwise', () => {

@@ -129,14 +129,34 @@ export function readSmallFileSync(rp: ResolvedPath, ws: Workspace, max = SYNC_RE
   }
 }
 
+/** An open directory descriptor; close() is safe to call more than once. */
+export interface DirHandle {
+  readonly fd: number;
+  close(): Promise<void>;
+}
+
 export interface OpenedDir {
-  fh: FileHandle;
+  fh: DirHandle;
   /** A path that names exactly the opened directory (the /proc fd link on Linux). */
   path: string;
 }
 
-/** Opens an admitted directory and verifies the descriptor, so a walk starts where the check looked. */
+/**
+ * Opens an admitted directory and verifies the descriptor, so a walk starts where the check looked.
+ * On Linux synchronously (openDirSync: an open with O_DIRECTORY cannot block on a FIFO, and three
+ * thread-pool round trips cost more than the two system calls); elsewhere asynchronously.
+ */
 export async function openDir(rp: ResolvedPath, ws: Workspace): Promise<OpenedDir> {
+  const sync = openDirSync(rp, ws);
+  if (sync) {
+    let open = true;
+    return { fh: { fd: sync.fd, close: async () => { if (open) { open = false; closeSync(sync.fd); } } }, path: sync.path };
+  }
+  return openDirAsync(rp, ws);
+}
+
+/** openDir through the thread pool (the path off Linux; tests hold it to openDirSync's answers). */
+export async function openDirAsync(rp: ResolvedPath, ws: Workspace): Promise<OpenedDir> {
   let fh: FileHandle;
   try {
     fh = await open(rp.abs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { compileGlobs, otherRels } from '../../workspace/path-rules.js';
+import { otherRels } from '../../workspace/path-rules.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter } from '../walk/entry-filter.js';
 import type { Query } from './types.js';
@@ -105,7 +105,7 @@ export class DenyFilter {
 
   /** baseRel: the search root relative to its workspace root ('' for the root); baseAbs: its real path. */
   constructor(private readonly ws: Workspace, private readonly baseRel: string, private readonly baseAbs: string) {
-    this.match = compileGlobs(ws.rules.deny);
+    this.match = ws.rules.denyMatch;
     this.filter = new EntryFilter(ws, { hidden: true, gitignore: false });
   }
 

@@ -1,11 +1,11 @@
 import type { Dirent } from 'node:fs';
-import { closeSync, lstatSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError, fromSystemError } from '../../core/errors.js';
 import type { ResolvedPath } from '../../core/types.js';
-import { openDir, openDirSync, readDirEntries } from '../../workspace/safe-open.js';
+import { openDir, readDirEntries } from '../../workspace/safe-open.js';
 import { EntryFilter, entryType, type EntryType } from '../walk/entry-filter.js';
 import { DEFAULT_IGNORE_FILES, IgnoreStack, ancestorIgnores, readIgnoreFiles } from '../walk/ignore-stack.js';
 
@@ -87,9 +87,8 @@ export const listDirTool = defineTool({
     let stack = args.gitignore ? await ancestorIgnores(root, rp.relToRoot, DEFAULT_IGNORE_FILES, rp.relToRoot, ws.ignoreCache) : IgnoreStack.empty(ws.ignoreCache);
 
     // Linux: the verified descriptor is opened and the first entries read synchronously (no
-    // thread-pool round trips for an ordinary folder); elsewhere the asynchronous openDir.
-    const sync = openDirSync(rp, ws);
-    const dir = sync ? { path: sync.path, close: async () => closeSync(sync.fd) } : await openDir(rp, ws).then((d) => ({ path: d.path, close: () => d.fh.close() }));
+    // thread-pool round trips for an ordinary folder); elsewhere asynchronously.
+    const dir = await openDir(rp, ws);
     try {
       let dirents: Dirent[];
       try {
@@ -157,7 +156,7 @@ export const listDirTool = defineTool({
         stats: { entries: entries.length, total: kept.length },
       };
     } finally {
-      await dir.close().catch(() => {});
+      await dir.fh.close().catch(() => {});
     }
   },
 });

@@ -1,7 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import type { ResolvedPath } from '../../core/types.js';
-import { openDir } from '../../workspace/safe-open.js';
+import { openDir, readDirEntries } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter, entryType, type EntryType, type SkipReason } from './entry-filter.js';
 import { DEFAULT_IGNORE_FILES, IgnoreStack, ancestorIgnores, readIgnoreFiles } from './ignore-stack.js';
@@ -117,7 +116,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
       return;
     }
     try {
-      entries = await readdir(dir.path, { withFileTypes: true });
+      entries = await readDirEntries(dir.path);
       if (gitignore) {
         const names = new Set<string>();
         for (const e of entries) if (ignoreFiles.includes(e.name)) names.add(e.name);
