@@ -20,13 +20,19 @@ export function newToken(): string {
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
-/** Constant-time check of `Authorization: Bearer <token>` (hashing first hides the length too). */
-export function checkBearer(req: IncomingMessage, token: string): boolean {
-  const h = req.headers.authorization;
-  if (typeof h !== 'string') return false;
-  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(h);
-  if (!m) return false;
-  return timingSafeEqual(digest(m[1]!), digest(token));
+/**
+ * A constant-time check of `Authorization: Bearer <token>` (hashing first hides the length too);
+ * the token's own digest is computed once, not on every request.
+ */
+export function bearerCheck(token: string): (req: IncomingMessage) => boolean {
+  const want = digest(token);
+  return (req) => {
+    const h = req.headers.authorization;
+    if (typeof h !== 'string') return false;
+    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(h);
+    if (!m) return false;
+    return timingSafeEqual(digest(m[1]!), want);
+  };
 }
 
 function bracket(h: string): string {

@@ -7,7 +7,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { UsageError } from '../cli/setup.js';
 import type { Runtime } from '../core/runtime.js';
 import { BodyError, readJsonBody } from './http-body.js';
-import { allowedHostHeaders, checkBearer, hostAllowed, isLoopbackHost, newToken, originAllowed } from './http-guard.js';
+import { allowedHostHeaders, bearerCheck, hostAllowed, isLoopbackHost, newToken, originAllowed } from './http-guard.js';
 import { SessionRegistry } from './http-sessions.js';
 import { createMcpSession } from './mcp-server.js';
 import { BatchingSseTransport } from './sse-transport.js';
@@ -88,6 +88,7 @@ export async function startHttpServer(rt: Runtime, ceiling: string[] | null, opt
   } else if (token.length < 16) {
     rt.log.warn('TOOLGATE_TOKEN is shorter than 16 characters; use a long random string');
   }
+  const authorized = bearerCheck(token);
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const sessions = new SessionRegistry(rt.log, opts.idleMs ?? 30 * 60_000, opts.maxSessions ?? 200);
   const allowedOrigins = opts.allowedOrigins ?? [];
@@ -155,7 +156,7 @@ export async function startHttpServer(rt: Runtime, ceiling: string[] | null, opt
     // DNS rebinding: the Host must be ours, the Origin (when a browser sends one) local or listed.
     if (!hostAllowed(req, allowedHosts)) { refuse(res, 403, 'Forbidden: Host header not allowed'); return; }
     if (!originAllowed(req, allowedOrigins)) { refuse(res, 403, 'Forbidden: Origin not allowed'); return; }
-    if (!checkBearer(req, token!)) {
+    if (!authorized(req)) {
       refuse(res, 401, 'Unauthorized: send Authorization: Bearer $TOOLGATE_TOKEN', { 'www-authenticate': 'Bearer realm="toolgate"' });
       return;
     }
