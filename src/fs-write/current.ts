@@ -1,3 +1,4 @@
+import { reclaimAfterLargeFile } from '../core/reclaim.js';
 import type { Stats } from 'node:fs';
 import { ToolError, fromSystemError } from '../core/errors.js';
 import { sha256 } from '../core/output.js';
@@ -35,6 +36,7 @@ export async function readCurrent(rp: ResolvedPath, ws: Workspace, maxBytes: num
         { details: { path: rp.display, size: stat.size, limit: maxBytes } });
     }
     const buf = await fh.readFile();
+    reclaimAfterLargeFile(buf.length);
     return { buf, stat, sha256: sha256(buf) };
   } catch (e) {
     throw fromSystemError(e, rp.display);

@@ -1,3 +1,4 @@
+import { reclaimAfterLargeFile } from '../../core/reclaim.js';
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { ToolError } from '../../core/errors.js';
@@ -200,6 +201,7 @@ export async function readAll(fh: FileHandle, size: number, signal: AbortSignal)
     if (bytesRead === 0) break;
     off += bytesRead;
   }
+  reclaimAfterLargeFile(off);
   return out.subarray(0, off);
 }
 
