@@ -3,12 +3,12 @@
 // after rg started and again after it exited, older than the start minus a margin). These tests
 // try to make a changed folder pass as quiet, and race a swapper against globs on a settled tree.
 import assert from 'node:assert/strict';
-import { closeSync, constants, mkdirSync, openSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../src/core/envelope.js';
 import { Harness, startFolderSwapper, tempDir } from '../../src/testing/helpers.js';
-import { quietFolders } from '../../src/tools/glob/recheck.js';
+import { FINE_MS, ctimeMargin, quietFolders } from '../../src/tools/glob/recheck.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { LinkCache, RACY_MS } from '../../src/tools/walk/link-cache.js';
 
@@ -85,6 +85,35 @@ test('quietFolders: nothing is quiet when the folders changed less than the marg
   o = observe(f.ws, Date.now() + 60_000, f.out);
   assert.deepEqual(['', 'a', 'a/b', 'c'].map(o.quiet()), [false, false, false, false]);
   o.close();
+});
+
+test('ctimeMargin: a ctime with a part below 10 ms shows a fine-grained file system (FINE_MS); whole seconds or round values get RACY_MS', () => {
+  assert.equal(ctimeMargin(1_700_000_000_123.456), FINE_MS);
+  assert.equal(ctimeMargin(1_700_000_000_001.5), FINE_MS);
+  assert.equal(ctimeMargin(1_700_000_000_000), RACY_MS, 'whole seconds (ext4 with 128-byte inodes)');
+  assert.equal(ctimeMargin(1_700_000_000_120), RACY_MS, 'a multiple of 10 ms: granularity unknown, the wide margin');
+  assert.ok(FINE_MS >= 50 && FINE_MS < RACY_MS);
+});
+
+test('quietFolders with the lister\'s start: a folder is old once its ctime is its margin before the start, not a millisecond less', { skip: skipOffLinux }, (t) => {
+  const f = tree();
+  t.after(f.cleanup);
+  const fd = openSync(f.ws, DIR);
+  t.after(() => closeSync(fd));
+  const ctimes = ['', 'a', 'a/b', 'c'].map((d) => statSync(path.join(f.ws, d)).ctimeMs);
+  const margin = Math.max(...ctimes.map(ctimeMargin));
+  const newest = Math.max(...ctimes);
+  // Started just after the margin had passed for every folder: all quiet.
+  let q = quietFolders({ base: f.ws, pinnedFd: fd, started: Math.ceil(newest + margin + 1) });
+  assert.deepEqual(['', 'a', 'a/b', 'c'].map(q), [true, true, true, true]);
+  // Started a little less than the margin after the newest change: that folder (and what lies below it) is not.
+  q = quietFolders({ base: f.ws, pinnedFd: fd, started: Math.floor(newest + margin - 5) });
+  const newestDir = ['', 'a', 'a/b', 'c'][ctimes.indexOf(newest)]!;
+  assert.equal(q(newestDir), false, `${newestDir || '.'} changed ${margin - 5} ms before the start`);
+  // A folder changed after the start is never quiet, whatever its file system.
+  writeFileSync(path.join(f.ws, 'a/b/late.h'), '');
+  q = quietFolders({ base: f.ws, pinnedFd: fd, started: Date.now() - 1 });
+  assert.equal(q('a/b'), false, 'a/b changed just now');
 });
 
 test('racing on a settled tree: a folder swapped for a link to outside, over and over, never brings an outside name into glob; quiet folders are still taken', { skip: skipOffLinux, timeout: 60_000 }, async (t) => {

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, statfsSync, type Stats } from 'node:fs';
 import { ToolError } from '../../core/errors.js';
 import { realFolders } from '../walk/real-dirs.js';
+import { RACY_MS } from '../walk/link-cache.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -169,7 +170,30 @@ export interface Observation { dev: number; ino: number; ctimeMs: number }
 /** One folder at a time (remembered), or `all` for many at once (fewer looks: each folder's way is looked at once for all). */
 export type QuietCheck = ((dirRel: string) => boolean) & { all(dirs: Iterable<string>): Set<string> };
 
-export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number; before?: (abs: string) => Observation | undefined; afterLook?: (rel: string) => void }): QuietCheck {
+/**
+ * How long before the lister started a folder's ctime must be for it to count as old. The kernel
+ * stamps a change with its coarse clock (at most one tick, 1-10 ms, behind the real time) truncated
+ * to the file system's granularity: nanoseconds on ext4 with large inodes, XFS, btrfs, tmpfs, f2fs;
+ * whole seconds on ext4 with 128-byte inodes. A ctime that is not a multiple of 10 ms shows a
+ * granularity finer than that, and FINE_MS covers tick and granularity with room to spare; any
+ * other ctime (whole seconds, or by chance a round value) gets RACY_MS.
+ */
+export const FINE_MS = 100;
+export function ctimeMargin(ctimeMs: number): number {
+  return ctimeMs % 10 !== 0 ? FINE_MS : RACY_MS;
+}
+
+export function quietFolders(o: {
+  base: string; pinnedFd: number;
+  /** When the lister started (Date.now() before it was spawned): a ctime counts as old when older than this less ctimeMargin. */
+  started?: number;
+  /** Or one fixed cutoff for every ctime (tests). */
+  cutoff?: number;
+  before?: (abs: string) => Observation | undefined; afterLook?: (rel: string) => void;
+}): QuietCheck {
+  const started = o.started;
+  const fixed = o.cutoff;
+  const old = (ctimeMs: number) => (fixed !== undefined ? ctimeMs < fixed : started !== undefined && ctimeMs < started - ctimeMargin(ctimeMs));
   const no: QuietCheck = Object.assign(() => false, { all: () => new Set<string>() });
   if (!HAS_PROC_FD) return no;
   let pinned: Stats;
@@ -182,7 +206,7 @@ export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number
   const looksQuiet = (rel: string): boolean => {
     const abs = rel === '' ? (o.base || '/') : `${o.base}/${rel}`;
     const b = o.before?.(abs);
-    if (o.before && !(b && b.ctimeMs < o.cutoff && b.dev === pinned.dev)) return false;
+    if (o.before && !(b && old(b.ctimeMs) && b.dev === pinned.dev)) return false;
     if (rel === '' && b && b.ino !== pinned.ino) return false;
     let v = false;
     try {
@@ -191,7 +215,7 @@ export function quietFolders(o: { base: string; pinnedFd: number; cutoff: number
       const a = rel === '' ? fstatSync(o.pinnedFd) : lstatSync(`/proc/self/fd/${o.pinnedFd}/${rel}`, { throwIfNoEntry: false });
       // ctime only moves forward: one older than the cutoff, seen after the lister exited, means
       // no entry changed from the lister's start until now (`before`, when given, must agree).
-      v = !!a?.isDirectory() && a.dev === pinned.dev && a.ctimeMs < o.cutoff && (!b || (a.ino === b.ino && a.ctimeMs === b.ctimeMs));
+      v = !!a?.isDirectory() && a.dev === pinned.dev && old(a.ctimeMs) && (!b || (a.ino === b.ino && a.ctimeMs === b.ctimeMs));
     } catch { /* unreadable: not quiet */ }
     o.afterLook?.(rel);
     return v;

@@ -8,7 +8,6 @@ import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES } fro
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
 import { dirOf, openRechecker, quietFolders } from './recheck.js';
-import { RACY_MS } from '../walk/link-cache.js';
 import { rgFiles } from './rg-list.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
@@ -181,7 +180,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     for (const rel of l.links) consider(rel, true);
     // rg has exited: a file in a folder that provably did not change since before rg started is
     // what rg saw there; any other is re-checked through pinned folder descriptors.
-    const quiet = quietFolders({ base, pinnedFd: opened.fh.fd, cutoff: started - RACY_MS, before: (abs) => ws.linkCache.observed(abs, l.generation) });
+    const quiet = quietFolders({ base, pinnedFd: opened.fh.fd, started, before: (abs) => ws.linkCache.observed(abs, l.generation) });
     const quietDirs = quiet.all(pending.map(dirOf));
     for (const rel of pending) {
       if (quietDirs.has(dirOf(rel))) { matched.push(show(rel)); quietOk++; }

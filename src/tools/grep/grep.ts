@@ -18,7 +18,6 @@ import { sortByMtime } from './sort.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
 import { confirmContent, verifyHits } from './verify.js';
 import { dirOf, quietFolders, type FolderId } from '../glob/recheck.js';
-import { RACY_MS } from '../walk/link-cache.js';
 
 const DEFAULT_HEAD_LIMIT = 100;
 const MAX_HEAD_LIMIT = 2000;
@@ -162,7 +161,7 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
         const result = await rgSearch({ ...common, bin, denyGlobs: [], cwd, target: '.', atWorkspaceRoot: rp.relToRoot === '' });
         // rg has exited and its working folder is still open: which hits' folders did not change while it ran.
         const { dev, ino } = fstatSync(dir.fh.fd);
-        const quiet = quietFolders({ base: rp.abs === '/' ? '' : rp.abs, pinnedFd: dir.fh.fd, cutoff: started - RACY_MS });
+        const quiet = quietFolders({ base: rp.abs === '/' ? '' : rp.abs, pinnedFd: dir.fh.fd, started });
         const quietDirs = quiet.all(result.hits.map((h) => dirOf(h.rel)));
         if (ws.gate?.asks) {
           // rg reports matching files only: count what an ask rule leaves out by name, as the built-in walk does.

@@ -1,0 +1,16 @@
+import { Session } from 'node:inspector/promises';
+import { writeFileSync, realpathSync } from 'node:fs';
+import { Harness } from '../src/testing/helpers.js';
+const root = realpathSync(process.argv[2]!);
+const h = new Harness([root]);
+const s = new Session(); s.connect();
+await s.post('Profiler.enable');
+const call = async () => { const t = performance.now(); const e = await h.call('grep', { pattern: 'TODO', fixed_strings: true, output_mode: 'files_with_matches', head_limit: 2000 }); if (!e.ok) throw new Error(e.text); return (performance.now() - t).toFixed(1); };
+const times: string[] = [];
+for (let i = 0; i < 3; i++) times.push(await call());
+await s.post('Profiler.start');
+for (let i = 0; i < 4; i++) times.push(await call());
+const { profile } = await s.post('Profiler.stop');
+writeFileSync('/tmp/gprof2/grep.cpuprofile', JSON.stringify(profile));
+console.log(times.join(' '));
+h.close();
