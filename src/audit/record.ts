@@ -42,14 +42,16 @@ export const CUT_LINE_STATUS = 'cut_line_ended';
 /**
  * The record written after a line that a crash cut in the middle (the server was killed while
  * writing it, so it was never acknowledged). Same fields as a call's record, so tools reading the
- * log line by line see one shape; its prev_hash is the hash of the cut line.
+ * log line by line see one shape; its prev_hash is the hash of the cut line, and
+ * `args.cut_line_prev_hash` the hash of the line before the cut one (GENESIS if none), which
+ * verify checks the way it checks a record's prev_hash.
  */
-export function cutLineRecord(cut: string, now = new Date()): AuditRecord {
+export function cutLineRecord(cut: string, chainBefore: string, now = new Date()): AuditRecord {
   const ts = now.toISOString();
   return {
     ts_start: ts, ts_end: ts, trace_id: '', tool_call_id: '', session_id: '', tool: CUT_LINE_TOOL,
     version: null, risk: null,
-    args: { cut_line_chars: cut.length, cut_line_sha256: hashLine(cut) },
+    args: { cut_line_chars: cut.length, cut_line_sha256: hashLine(cut), cut_line_prev_hash: chainBefore },
     decision: 'allow',
     rule: 'the line before was cut by a crash while it was written (never acknowledged); this start ended it',
     approval: null, ok: true, status: CUT_LINE_STATUS, error_code: null, duration_ms: 0,

@@ -35,10 +35,14 @@ export async function verifyAudit(file: string): Promise<VerifyResult> {
     } catch {
       // A line a crash cut in the middle, which the next start ended: the record after it says so
       // and chains to it. Anything else that is not JSON was edited in.
-      if (i + 1 < lines.length && cutLineFollows(lines[i]!, lines[i + 1]!)) {
+      // The marker names the chain before the cut line too, so the line before cannot be edited unseen.
+      if (i + 1 < lines.length && cutLineFollows(lines[i]!, lines[i + 1]!, prev)) {
         notes.push(`line ${i + 1} is a record cut by a crash while it was written (never acknowledged); line ${i + 2} records that the next start ended it`);
+        // The cut line and its marker are one write: a crash before the head write leaves the head
+        // naming the line before the cut one, which the check below accepts as one unit past it.
         beforeLast = prev;
-        prev = hashLine(lines[i]!);
+        prev = hashLine(lines[i + 1]!);
+        i++;
         continue;
       }
       return { ok: false, records: lines.length, bad_line: i + 1, problem: 'not a JSON record' };
@@ -75,11 +79,11 @@ function withNotes(r: VerifyResult, notes: string[]): VerifyResult {
   return notes.length > 0 ? { ...r, note: notes.join('; ') } : r;
 }
 
-/** Whether `next` is the record the writer chains to a line a crash cut (`cut`). */
-function cutLineFollows(cut: string, next: string): boolean {
+/** Whether `next` is the record the writer chains to a line a crash cut (`cut`), the chain before it being `chainBefore`. */
+function cutLineFollows(cut: string, next: string, chainBefore: string): boolean {
   try {
     const rec: unknown = JSON.parse(next);
-    return isCutLineRecord(rec) && rec.prev_hash === hashLine(cut);
+    return isCutLineRecord(rec) && rec.prev_hash === hashLine(cut) && (rec.args as { cut_line_prev_hash?: unknown } | null)?.cut_line_prev_hash === chainBefore;
   } catch {
     return false;
   }

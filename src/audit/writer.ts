@@ -2,18 +2,26 @@ import { constants, mkdirSync, openSync, fstatSync, readSync, writeSync, fsyncSy
 import path from 'node:path';
 import { GENESIS, cutLineRecord, hashLine, type AuditRecord } from './record.js';
 
-function lastLineOf(fd: number, size: number): string | null {
+/** The last line of the first `size` bytes (trailing newlines ignored) and the byte offset it starts at. */
+function lastLineAt(fd: number, size: number): { line: string; start: number } | null {
   if (size === 0) return null;
   let chunk = 64 * 1024;
   for (;;) {
     const start = Math.max(0, size - chunk);
     const buf = Buffer.alloc(size - start);
     readSync(fd, buf, 0, buf.length, start);
-    const text = buf.toString('utf8').replace(/\n+$/, '');
-    const nl = text.lastIndexOf('\n');
-    if (nl >= 0 || start === 0) return nl >= 0 ? text.slice(nl + 1) : text;
+    let end = buf.length;
+    while (end > 0 && buf[end - 1] === 0x0a) end--;
+    // 0x0a never occurs inside a multi-byte UTF-8 character, so a byte search is safe.
+    if (end === 0 && start === 0) return null;
+    const nl = end === 0 ? -1 : buf.lastIndexOf(0x0a, end - 1);
+    if (end > 0 && (nl >= 0 || start === 0)) return { line: buf.subarray(nl + 1, end).toString('utf8'), start: start + nl + 1 };
     chunk *= 4;
   }
+}
+
+function lastLineOf(fd: number, size: number): string | null {
+  return lastLineAt(fd, size)?.line ?? null;
 }
 
 /**
@@ -50,8 +58,11 @@ export class AuditWriter {
         // A SIGKILL in the middle of a long write leaves half a line, never acknowledged. End it
         // and chain a record to it that says so, in one write: the next record is not glued to
         // it, and verify can tell a line cut by a crash from an edited one.
-        const cut = lastLineOf(this.fd, size) ?? '';
-        const marker = JSON.stringify(cutLineRecord(cut));
+        const cut = lastLineAt(this.fd, size) ?? { line: '', start: 0 };
+        // The marker also names the hash the chain had before the cut line (a cut line rarely
+        // holds its own prev_hash), so the record before it cannot be edited or removed unseen.
+        const before = lastLineOf(this.fd, cut.start);
+        const marker = JSON.stringify(cutLineRecord(cut.line, before === null ? GENESIS : hashLine(before)));
         const buf = Buffer.from(`\n${marker}\n`, 'utf8');
         for (let off = 0; off < buf.length;) off += writeSync(this.fd, buf, off, buf.length - off);
         if (this.fsync) fsyncSync(this.fd);
