@@ -132,7 +132,7 @@ function showRecord() {
 function renderSide() {
   const a = $('audit'); a.textContent = '';
   if (!state.audits.length) a.append(el('p', { class: 'muted' }, 'No audit file written yet by this process.'));
-  for (const x of state.audits) a.append(el('p', { class: x.ok ? 'good' : 'error' }, (x.ok ? '✓ verifies: ' : '✗ broken: ') + x.file + ' (' + x.records + ' records)' + (x.ok ? '' : ' — line ' + x.bad_line + ': ' + x.problem)));
+  for (const x of state.audits) a.append(el('p', { class: x.ok ? 'good' : 'error' }, (x.ok ? '✓ verifies: ' : '✗ broken: ') + x.file + ' (' + x.records + ' records)' + (x.ok ? (x.note ? ' — note: ' + x.note : '') : ' — line ' + x.bad_line + ': ' + x.problem)));
   const g = $('grants'); g.textContent = '';
   let n = 0;
   for (const r of state.grants) {

@@ -3,7 +3,7 @@
 // a click on "Allow once" lets the MCP call complete, and the live table shows the call.
 // Set TOOLGATE_SCREENSHOT=docs/console.png to also save a screenshot with two pending requests.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { connectStdio, tempDir } from '../../src/testing/helpers.js';
@@ -29,6 +29,9 @@ test('console in chromium: a pending approval with its diff, Allow once complete
   const ws = tempDir('tg-console-');
   const user = tempDir('tg-console-user-');
   writeFileSync(`${ws.dir}/app.js`, 'const greeting = "hello";\nconsole.log(greeting);\n');
+  // An earlier server was killed while writing its first record: the audit shows the note for it.
+  mkdirSync(`${ws.dir}/.toolgate`, { recursive: true });
+  writeFileSync(`${ws.dir}/.toolgate/audit.jsonl`, '{"ts_start":"2024-');
   const env = { XDG_RUNTIME_DIR: path.join(user.dir, 'run'), XDG_STATE_HOME: path.join(user.dir, 'state'), TOOLGATE_NOTIFY: 'off' };
   const conn = await connectStdio(['--workspace', ws.dir], { env });
   const urlP = consoleUrl(conn.transport.stderr as unknown as NodeJS.ReadableStream);
@@ -79,7 +82,9 @@ test('console in chromium: a pending approval with its diff, Allow once complete
     assert.equal(rec.approval.source, 'console');
     assert.equal(rec.approval.scope, 'once');
     await page.waitForSelector('#pending p.muted');
-    assert.match(await page.locator('#audit').innerText(), /verifies/);
+    const audit = await page.locator('#audit').innerText();
+    assert.match(audit, /verifies/);
+    assert.match(audit, /line 1 is a record cut by a crash/, 'the verify note is shown');
   } finally {
     await browser.close();
     await conn.close();
