@@ -24,6 +24,16 @@ function lastLineOf(fd: number, size: number): string | null {
   return lastLineAt(fd, size)?.line ?? null;
 }
 
+/** How long a half-written last line must stay unchanged before it is taken for a crash's. */
+const SETTLE_MS = 50;
+const SETTLE_STEP_MS = 5;
+/** Give up waiting for another writer after this (it then counts as crashed mid-line). */
+const SETTLE_MAX_MS = 2000;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Appends one JSON line per call with a hash chain. Writes are synchronous appends to
  * an O_APPEND descriptor, done before the result is returned, so an acknowledged record
@@ -49,12 +59,31 @@ export class AuditWriter {
     this.resync();
   }
 
-  private resync(): void {
+  /**
+   * The file's size once its last line is whole, or with `open` set when it still is not after
+   * the file stopped growing for SETTLE_MS: a reader can see another process's long append half
+   * done, and that is not a crash (ending that line would break the other writer's record).
+   */
+  private settledEnd(): { size: number; open: boolean } {
+    const end = Buffer.alloc(1);
     let size = fstatSync(this.fd).size;
-    if (size > 0) {
-      const end = Buffer.alloc(1);
+    let still = 0;
+    for (let waited = 0; ; waited += SETTLE_STEP_MS) {
+      if (size === 0) return { size, open: false };
       readSync(this.fd, end, 0, 1, size - 1);
-      if (end[0] !== 0x0a) {
+      if (end[0] === 0x0a) return { size, open: false };
+      if (still >= SETTLE_MS || waited >= SETTLE_MAX_MS) return { size, open: true };
+      sleepSync(SETTLE_STEP_MS);
+      const now = fstatSync(this.fd).size;
+      still = now === size ? still + SETTLE_STEP_MS : 0;
+      size = now;
+    }
+  }
+
+  private resync(): void {
+    const { size, open } = this.settledEnd();
+    if (size > 0) {
+      if (open) {
         // A SIGKILL in the middle of a long write leaves half a line, never acknowledged. End it
         // and chain a record to it that says so, in one write: the next record is not glued to
         // it, and verify can tell a line cut by a crash from an edited one.

@@ -1,6 +1,7 @@
 // Attack review of the cut-line marker (commit 95d427e): a line a crash cut is accepted by verify
 // only with the marker record after it. Each attempt here must FAIL verify, each control must pass.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -132,6 +133,35 @@ describe('attacks on the cut-line marker', () => {
     w = new AuditWriter(file);
     w.append(rec(2));
     w.close();
+    const v = await verifyAudit(file);
+    assert.equal(v.ok, true, JSON.stringify(v));
+  });
+});
+
+describe('another writer in the middle of a long append', () => {
+  test('a half-written last line that another process is still writing is not taken for a crash: no marker, its record whole, the log verifies', async (t) => {
+    const { dir, cleanup } = tempDir('tg-raudit-live-');
+    t.after(cleanup);
+    const file = path.join(dir, 'state', 'audit.jsonl');
+    const w0 = new AuditWriter(file);
+    for (let i = 0; i < 2; i++) w0.append(rec(i));
+    w0.close();
+    // The other writer's record, chained as an AuditWriter would chain it; it writes the first
+    // half, then the rest 20 ms later (a long append seen half done).
+    const other = JSON.stringify({ ...rec(50), prev_hash: hashLine(linesOf(file)[1]!) });
+    const half = Math.floor(other.length / 2);
+    const script = `const fs=require('fs');fs.appendFileSync(${JSON.stringify(file)},${JSON.stringify(other.slice(0, half))});setTimeout(()=>fs.appendFileSync(${JSON.stringify(file)},${JSON.stringify(other.slice(half) + '\n')}),20);`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    const exited = new Promise((r) => child.on('exit', r));
+    // Start as soon as the first half is there.
+    for (let i = 0; i < 400 && readFileSync(file, 'utf8').endsWith('\n'); i++) await new Promise((r) => setTimeout(r, 2));
+    assert.equal(readFileSync(file, 'utf8').endsWith('\n'), false, 'control: the line was seen half written');
+    const w = new AuditWriter(file);
+    w.append(rec(9));
+    w.close();
+    await exited;
+    const lines = linesOf(file);
+    assert.deepEqual(lines.map((l) => JSON.parse(l).tool_call_id), ['tc_0', 'tc_1', 'tc_50', 'tc_9'], 'no marker, nothing glued, the other record whole');
     const v = await verifyAudit(file);
     assert.equal(v.ok, true, JSON.stringify(v));
   });
