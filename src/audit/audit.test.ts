@@ -4,18 +4,12 @@ import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync, stat
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { tempDir } from '../testing/helpers.js';
-import { GENESIS, hashLine, type AuditRecord } from './record.js';
+import { GENESIS, hashLine } from './record.js';
 import { verifyAudit } from './verify.js';
 import { AuditWriter } from './writer.js';
+import { auditRec } from './test-support.js';
 
-function rec(i: number): Omit<AuditRecord, 'prev_hash'> {
-  const t = new Date(1_700_000_000_000 + i * 1000).toISOString();
-  return {
-    ts_start: t, ts_end: t, trace_id: `tr_${i}`, tool_call_id: `tc_${i}`, session_id: 'ses_1', tool: 'read_file',
-    version: '1.0.0', risk: 'low', args: { path: `f${i}.txt` }, decision: 'allow', rule: 'default for low risk', approval: null,
-    ok: true, status: 'ok', error_code: null, duration_ms: 1, files_changed: [], commands_run: [], hashes: {},
-  };
-}
+const rec = auditRec;
 
 /** A fresh audit file with `n` records written by one writer. */
 function logWith(n: number): { file: string; cleanup: () => void } {

@@ -6,18 +6,12 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { tempDir } from '../../src/testing/helpers.js';
-import { hashLine, type AuditRecord } from '../../src/audit/record.js';
+import { hashLine } from '../../src/audit/record.js';
 import { verifyAudit } from '../../src/audit/verify.js';
 import { AuditWriter } from '../../src/audit/writer.js';
+import { auditRec } from '../../src/audit/test-support.js';
 
-function rec(i: number): Omit<AuditRecord, 'prev_hash'> {
-  const t = new Date(1_700_000_000_000 + i * 1000).toISOString();
-  return {
-    ts_start: t, ts_end: t, trace_id: `tr_${i}`, tool_call_id: `tc_${i}`, session_id: 'ses_1', tool: 'read_file',
-    version: '1.0.0', risk: 'low', args: { path: `f${i}.txt` }, decision: 'allow', rule: 'default for low risk', approval: null,
-    ok: true, status: 'ok', error_code: null, duration_ms: 1, files_changed: [], commands_run: [], hashes: {},
-  };
-}
+const rec = auditRec;
 const linesOf = (file: string) => readFileSync(file, 'utf8').split('\n').slice(0, -1);
 const writeLines = (file: string, lines: string[]) => writeFileSync(file, lines.map((l) => l + '\n').join(''));
 
