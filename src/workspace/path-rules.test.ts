@@ -54,3 +54,55 @@ test('requiredLiterals gives up on any syntax beyond * ? and /', () => {
   assert.deepEqual(requiredLiterals('src/*/a?c.ts'), ['src', 'a', 'c.ts']);
   for (const p of ['{a,b}', '[ab]', '!(x)', '+(x)', '@(x)', 'a\\*', './a', 'a/../b', '**', '*']) assert.deepEqual(requiredLiterals(p), [], p);
 });
+
+/** Every part of `s` between two characters ('' included), alone and followed by "/" INSIDE. */
+function partsOf(s: string): string[] {
+  const out = new Set<string>(['', `/${INSIDE}`]);
+  for (let i = 0; i < s.length; i++) for (let j = i + 1; j <= s.length; j++) { const t = s.slice(i, j); out.add(t); out.add(`${t}/${INSIDE}`); }
+  return [...out];
+}
+
+test('noneWithin says "no match" only when no part of the path can match, for each pattern and for all together', () => {
+  const sets = [...PATTERNS.map((p) => [p]), PATTERNS, DEFAULT_DENY, DEFAULT_PROTECT, ['**/*.pem', 'x/**'], ['.env']];
+  let sure = 0;
+  for (const set of sets) {
+    const m = compileGlobs(set);
+    for (const p of PATHS) {
+      if (!m.noneWithin(p)) continue;
+      sure++;
+      for (const part of partsOf(p)) assert.equal(m(part), false, `${JSON.stringify(set)} matched ${JSON.stringify(part)} within ${JSON.stringify(p)}`);
+    }
+  }
+  assert.ok(sure > 100, `noneWithin was sure only ${sure} times: the quick path would never be taken`);
+});
+
+test('noneWithin on random patterns and paths never hides a match', () => {
+  let seed = 7;
+  const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const pick = <T>(xs: readonly T[]) => xs[rnd(xs.length)]!;
+  const segs = ['a', 'b', '.e', 'ab', '*', '**', '?', 'a*', '*.b', '.e*', 'x?y'];
+  const names = ['a', 'b', '.e', 'ab', 'ba', 'xay', '.eb', 'a.b', 'e'];
+  let sure = 0;
+  for (let k = 0; k < 300; k++) {
+    const pats = Array.from({ length: 1 + rnd(3) }, () => Array.from({ length: 1 + rnd(3) }, () => pick(segs)).join('/'));
+    const m = compileGlobs(pats);
+    for (let i = 0; i < 20; i++) {
+      const p = Array.from({ length: 1 + rnd(4) }, () => pick(names)).join('/');
+      if (!m.noneWithin(p)) continue;
+      sure++;
+      for (const part of partsOf(p)) assert.equal(m(part), false, `${JSON.stringify(pats)} matched ${JSON.stringify(part)} within ${JSON.stringify(p)}`);
+    }
+  }
+  assert.ok(sure > 200, `only ${sure} sure answers`);
+});
+
+test('noneWithin is never sure when a pattern names no literal text', () => {
+  for (const set of [['*'], ['**'], ['{a,b}.txt', '**/*.pem'], ['**/.env', '[ab]*'], ['a\u0000b']]) {
+    const m = compileGlobs(set);
+    for (const p of ['', 'a', 'x/y.pem', 'zzz']) assert.equal(m.noneWithin(p), false, `${JSON.stringify(set)} on ${p}`);
+  }
+  // The default secrets list is sure for ordinary paths, and never for one holding a secret's name.
+  const deny = compileGlobs(DEFAULT_DENY);
+  assert.equal(deny.noneWithin('work/bench/pkg000/mod0/file1.c'), true);
+  for (const p of ['x/.env', 'home/u/.ssh', 'a/b.pem', 'k.key', '.npmrc']) assert.equal(deny.noneWithin(p), false, p);
+});

@@ -52,8 +52,18 @@ export function withRealBases(patterns: readonly string[]): string[] {
   return out;
 }
 
-export function compileGlobs(input: string[]): (p: string) => boolean {
-  if (input.length === 0) return () => false;
+/** A compiled glob list, with a quick answer for a path no pattern can touch. */
+export type GlobMatcher = ((p: string) => boolean) & {
+  /**
+   * True only when no pattern can match `s`, any part of it between two characters, nor such a
+   * part followed by "/" and INSIDE: every pattern needs a literal text `s` lacks. (A literal holds
+   * no "/" and no NUL, so it lies inside the part wherever it occurs.) False whenever unsure.
+   */
+  noneWithin(s: string): boolean;
+};
+
+export function compileGlobs(input: string[]): GlobMatcher {
+  if (input.length === 0) return Object.assign(() => false, { noneWithin: () => true });
   const patterns = withRealBases(input);
   // A pattern without a slash matches the name at any depth, as in .gitignore. picomatch's own
   // `basename` option would test *every* pattern against the last component only, so that
@@ -62,25 +72,36 @@ export function compileGlobs(input: string[]): (p: string) => boolean {
   // directory's contents are covered because its ancestors are matched too.
   const cleaned = patterns.map((p) => (p.length > 1 ? p.replace(/\/+$/, '') : p));
   const opts = { dot: true, nocase: CASE_INSENSITIVE_FS };
+  const fold = (s: string) => (CASE_INSENSITIVE_FS ? s.toLowerCase() : s);
   // One matcher per pattern, each behind a cheap test of the literal text it needs: walks ask
   // this of every entry, and most paths hold none of `.pem`, `.ssh`, `.env`… (the regexes
   // picomatch builds backtrack over the whole path; a substring test does not).
+  const needed: string[][] = [];
   const tests = cleaned.map((p) => {
     const bare = !p.includes('/');
     const m = picomatch(bare ? p : p.replace(/^\/+/, ''), bare ? { ...opts, basename: true } : opts);
     const lits = requiredLiterals(p);
+    needed.push(lits.map(fold));
     if (lits.length === 0) return m;
-    const needs = CASE_INSENSITIVE_FS ? lits.map((l) => l.toLowerCase()) : lits;
+    const needs = lits.map(fold);
     return (s: string) => {
-      const t = CASE_INSENSITIVE_FS ? s.toLowerCase() : s;
+      const t = fold(s);
       for (const l of needs) if (!t.includes(l)) return false;
       return m(s);
     };
   });
-  return (p) => {
+  // noneWithin holds only when every pattern names a literal (and none holds "/" or NUL).
+  const sure = needed.every((lits) => lits.length > 0 && lits.every((l) => !l.includes('/') && !l.includes(INSIDE)));
+  const noneWithin = (s: string): boolean => {
+    if (!sure) return false;
+    const t = fold(s);
+    for (const lits of needed) if (lits.every((l) => t.includes(l))) return false;
+    return true;
+  };
+  return Object.assign((p: string) => {
     for (const t of tests) if (t(p)) return true;
     return false;
-  };
+  }, { noneWithin });
 }
 
 /**
@@ -174,8 +195,8 @@ export interface PathRuleMatch {
  */
 export class PathRules {
   /** The deny globs compiled once (walks test each entry with it, not a fresh compile per call). */
-  readonly denyMatch: (p: string) => boolean;
-  private readonly protectMatch: (p: string) => boolean;
+  readonly denyMatch: GlobMatcher;
+  private readonly protectMatch: GlobMatcher;
 
   constructor(
     readonly deny: string[],

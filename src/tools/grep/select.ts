@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { otherRels } from '../../workspace/path-rules.js';
+import { otherRels, type GlobMatcher } from '../../workspace/path-rules.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter } from '../walk/entry-filter.js';
 import type { Query } from './types.js';
@@ -98,7 +98,7 @@ export class Selection {
  */
 export class DenyFilter {
   private readonly dirs = new Map<string, boolean>();
-  private readonly match: (p: string) => boolean;
+  private readonly match: GlobMatcher;
   private readonly filter: EntryFilter;
   /** Files and folders left out because an `ask` rule covers them (reported as skipped_by_policy). */
   askSkipped = 0;
@@ -140,6 +140,9 @@ export class DenyFilter {
     if (this.dirDenied(slash < 0 ? '' : rel.slice(0, slash))) return true;
     const rootRel = this.toRoot(rel);
     const abs = this.toAbs(rel);
-    return this.match(rootRel) || this.match(abs.slice(1)) || otherRels(abs, this.ws.rules.bases, rootRel).some(this.match) || this.policy(rel, false);
+    const a = abs.slice(1);
+    // rootRel and the other roots' forms are tails of `a`: no deny pattern within `a`, none in them.
+    if (this.match.noneWithin(a) && a.endsWith(rootRel)) return this.policy(rel, false);
+    return this.match(rootRel) || this.match(a) || otherRels(abs, this.ws.rules.bases, rootRel).some(this.match) || this.policy(rel, false);
   }
 }

@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import type { PathGate, SpillGuard } from '../../workspace/path-gate.js';
-import { INSIDE } from '../../workspace/path-rules.js';
+import { INSIDE, type GlobMatcher } from '../../workspace/path-rules.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { IgnoreStack } from './ignore-stack.js';
 
@@ -37,7 +37,7 @@ export interface FilterOptions {
  * filter on the way down, which is what PathRules.isDenied would re-test for every entry.
  */
 export class EntryFilter {
-  private readonly deny: (p: string) => boolean;
+  private readonly deny: GlobMatcher;
   private readonly stateDirs: ReadonlySet<string>;
   private readonly deniedAbs: ReadonlySet<string>;
   private readonly gate: PathGate | undefined;
@@ -61,6 +61,9 @@ export class EntryFilter {
     // Saved output (spills) of any session: a walk of the state dir does not list or search it.
     if (this.spills?.blocks(abs)) return true;
     const a = abs.slice(1);
+    // Every name tested below is a part of `a` (relToRoot and each root-relative form are its
+    // tails), alone or followed by "/" INSIDE: when no deny pattern can match within `a`, none does.
+    if (this.deny.noneWithin(a) && a.endsWith(relToRoot)) return false;
     if (this.deny(a) || (isDir && this.deny(`${a}/${INSIDE}`))) return true;
     if (this.deny(relToRoot) || (isDir && this.deny(`${relToRoot}/${INSIDE}`))) return true;
     // Under every other root that holds the entry (nested roots), not only the one the walk started in.
