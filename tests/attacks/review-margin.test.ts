@@ -1,0 +1,209 @@
+// Review (attacker) of three performance changes:
+//  1. the quiet-folder margin (ctimeMargin: FINE_MS 100 ms on fine-grained ctimes, RACY_MS 2 s
+//     otherwise): changes made while the lister runs, of every kind, on ext4 and tmpfs, on a tree
+//     settled only ~400 ms (inside the window the old 2 s margin never trusted);
+//  2. openDir synchronous on Linux, the walker on readDirEntries, grep's DenyFilter on the
+//     compiled deny list: FIFOs where a folder is expected (never blocking the event loop), a
+//     folder swapped for a FIFO while tools run, deny rules grep must honour exactly as read_file;
+//  3. reclaimAfterLargeFile (--expose-gc set, then off): no gc global reachable afterwards, and
+//     what the forced collection costs per call.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, constants, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, realpathSync, renameSync, rmSync, rmdirSync, statfsSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { test } from 'node:test';
+import { runInNewContext } from 'node:vm';
+import type { Envelope } from '../../src/core/envelope.js';
+import { Harness, policyFromYaml, startFolderSwapper, startRaceLoop, tempDir } from '../../src/testing/helpers.js';
+import { FINE_MS, ctimeMargin, quietFolders } from '../../src/tools/glob/recheck.js';
+import { locateRg } from '../../src/tools/grep/rg.js';
+import { LinkCache } from '../../src/tools/walk/link-cache.js';
+
+const linux = process.platform === 'linux';
+const skipOffLinux = linux ? false : 'needs Linux (/proc/self/fd, statfs): elsewhere no folder is quiet';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const TMPFS = 0x01021994;
+const hasMkfifo = linux && spawnSync('mkfifo', ['--version']).status === 0;
+
+/** Temporary folders on each local file system at hand: os.tmpdir() and, when it is a tmpfs, /dev/shm. */
+function fileSystems(): { label: string; make: () => { dir: string; cleanup: () => void } }[] {
+  const out = [{ label: `tmpdir (${linux ? statfsSync(tempDirRoot()).type.toString(16) : '?'})`, make: () => tempDir('tg-review-margin-') }];
+  try {
+    if (linux && statfsSync('/dev/shm').type === TMPFS) {
+      out.push({ label: 'tmpfs (/dev/shm)', make: () => { const dir = realpathSync(mkdtempSync('/dev/shm/tg-review-margin-')); return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }; } });
+    }
+  } catch { /* no /dev/shm */ }
+  return out;
+}
+function tempDirRoot() { const t = tempDir('tg-probe-'); const d = path.dirname(t.dir); t.cleanup(); return d; }
+
+function mkfifo(p: string) {
+  const r = spawnSync('mkfifo', [p]);
+  if (r.status !== 0) throw new Error(`mkfifo ${p}: ${r.stderr}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. The quiet-folder margin
+// ---------------------------------------------------------------------------------------------
+
+function quietTree(root: string) {
+  const ws = path.join(root, 'ws');
+  const out = path.join(root, 'outside');
+  for (const d of ['a/b', 'c', 'q', 'secret', 'copy/b']) mkdirSync(path.join(ws, d), { recursive: true });
+  mkdirSync(out);
+  writeFileSync(path.join(ws, 'a/b/in.h'), 'needle inside\n');
+  writeFileSync(path.join(ws, 'c/x.h'), 'needle c\n');
+  writeFileSync(path.join(ws, 'q/y.h'), 'needle q\n');
+  writeFileSync(path.join(ws, 'secret/in.h'), 'needle SECRET-DENIED\n');
+  writeFileSync(path.join(out, 'in.h'), 'needle SECRET-OUTSIDE\n');
+  writeFileSync(path.join(out, 'id_rsa.h'), 'needle SECRET-ONLY-OUTSIDE\n');
+  return { ws, out };
+}
+
+/** Changes to a/b (or to a folder on its way) made after the lister started; each must leave `dir` not quiet. */
+const MUTATIONS: [label: string, dir: string, change: (ws: string, out: string) => void][] = [
+  ['a file created', 'a/b', (ws) => writeFileSync(path.join(ws, 'a/b/new.h'), '')],
+  ['a file removed', 'a/b', (ws) => unlinkSync(path.join(ws, 'a/b/in.h'))],
+  ['a file renamed within the folder', 'a/b', (ws) => renameSync(path.join(ws, 'a/b/in.h'), path.join(ws, 'a/b/in2.h'))],
+  ['a file renamed and renamed back', 'a/b', (ws) => { renameSync(path.join(ws, 'a/b/in.h'), path.join(ws, 'a/b/t')); renameSync(path.join(ws, 'a/b/t'), path.join(ws, 'a/b/in.h')); }],
+  ['a file moved in from another folder', 'a/b', (ws) => renameSync(path.join(ws, 'c/x.h'), path.join(ws, 'a/b/x.h'))],
+  ['a file moved out', 'a/b', (ws) => renameSync(path.join(ws, 'a/b/in.h'), path.join(ws, 'c/in.h'))],
+  ['a file replaced by rename over it', 'a/b', (ws) => { writeFileSync(path.join(ws, 'c/r.h'), ''); renameSync(path.join(ws, 'c/r.h'), path.join(ws, 'a/b/in.h')); }],
+  ['a hard link to an outside file placed', 'a/b', (ws, out) => linkSync(path.join(out, 'id_rsa.h'), path.join(ws, 'a/b/id_rsa.h'))],
+  ['a hard link to an outside file placed and removed', 'a/b', (ws, out) => { linkSync(path.join(out, 'id_rsa.h'), path.join(ws, 'a/b/id_rsa.h')); unlinkSync(path.join(ws, 'a/b/id_rsa.h')); }],
+  ['a symlink placed and removed', 'a/b', (ws, out) => { symlinkSync(out, path.join(ws, 'a/b/l')); unlinkSync(path.join(ws, 'a/b/l')); }],
+  ['a subfolder made and removed', 'a/b', (ws) => { mkdirSync(path.join(ws, 'a/b/x')); rmdirSync(path.join(ws, 'a/b/x')); }],
+  ['chmod of the folder (and back)', 'a/b', (ws) => { chmodSync(path.join(ws, 'a/b'), 0o700); chmodSync(path.join(ws, 'a/b'), 0o755); }],
+  ['a/b swapped for a link to outside and back', 'a/b', (ws, out) => {
+    renameSync(path.join(ws, 'a/b'), path.join(ws, 'a/b.d')); symlinkSync(out, path.join(ws, 'a/b'));
+    unlinkSync(path.join(ws, 'a/b')); renameSync(path.join(ws, 'a/b.d'), path.join(ws, 'a/b'));
+  }],
+  ['a denied folder renamed into a/b\'s place and back', 'a/b', (ws) => {
+    renameSync(path.join(ws, 'a/b'), path.join(ws, 'a/b.d')); renameSync(path.join(ws, 'secret'), path.join(ws, 'a/b'));
+    renameSync(path.join(ws, 'a/b'), path.join(ws, 'secret')); renameSync(path.join(ws, 'a/b.d'), path.join(ws, 'a/b'));
+  }],
+  ['the parent a swapped with an old copy and back (a/b itself untouched)', 'a/b', (ws) => {
+    renameSync(path.join(ws, 'a'), path.join(ws, 'a.d')); renameSync(path.join(ws, 'copy'), path.join(ws, 'a'));
+    renameSync(path.join(ws, 'a'), path.join(ws, 'copy')); renameSync(path.join(ws, 'a.d'), path.join(ws, 'a'));
+  }],
+  ['a/b moved to another parent and back', 'a/b', (ws) => { renameSync(path.join(ws, 'a/b'), path.join(ws, 'c/b')); renameSync(path.join(ws, 'c/b'), path.join(ws, 'a/b')); }],
+  ...(hasMkfifo ? [['a FIFO placed', 'a/b', (ws: string) => mkfifo(path.join(ws, 'a/b/pipe'))] as [string, string, (ws: string, out: string) => void]] : []),
+];
+
+for (const fsys of fileSystems()) {
+  test(`margin [${fsys.label}]: every kind of change made after the lister started leaves the folder not quiet, on a tree settled only 400 ms (the old 2 s margin never trusted it; controls are quiet)`, { skip: skipOffLinux, timeout: 60_000 }, async (t) => {
+    const roots = MUTATIONS.map(() => fsys.make());
+    t.after(() => roots.forEach((r) => r.cleanup()));
+    const trees = roots.map((r) => quietTree(r.dir));
+    await sleep(400);
+    const ctimeC = statSync(path.join(trees[0]!.ws, 'c')).ctimeMs;
+    assert.equal(ctimeMargin(ctimeC), FINE_MS, `control: this file system stamps fine-grained ctimes (c: ${ctimeC})`);
+    const missed: string[] = [];
+    for (const [i, [label, dir, change]] of MUTATIONS.entries()) {
+      const { ws, out } = trees[i]!;
+      const fd = openSync(ws, constants.O_RDONLY | constants.O_DIRECTORY);
+      try {
+        // As grep: `started` before the lister, no before-look. As glob: a LinkCache look after the start, before the change.
+        const started = Date.now();
+        const cache = new LinkCache();
+        const l = cache.list(ws, { prune: () => false, deadline: Date.now() + 60_000 });
+        change(ws, out);
+        const grepLike = quietFolders({ base: ws, pinnedFd: fd, started }).all([dir, 'q']);
+        const globLike = quietFolders({ base: ws, pinnedFd: fd, started, before: (abs) => cache.observed(abs, l.generation) }).all([dir, 'q']);
+        if (grepLike.has(dir)) missed.push(`${label} (grep's check)`);
+        if (globLike.has(dir)) missed.push(`${label} (glob's check)`);
+        // Control: q (no change touches it) is quiet unless the change touched the root (then nothing is).
+        const rootChanged = statSync(ws).ctimeMs >= started - FINE_MS;
+        if (!rootChanged) assert.ok(grepLike.has('q') && globLike.has('q'), `control (${label}): q, untouched and 400 ms old, is quiet`);
+      } finally { closeSync(fd); }
+    }
+    assert.deepEqual(missed, [], 'a change made while the lister ran passed as quiet');
+  });
+
+  test(`margin [${fsys.label}]: the RENAME_EXCHANGE of a/b with a denied folder (renameat2) after the start leaves a/b not quiet`, { skip: skipOffLinux }, async (t) => {
+    const py = spawnSync('python3', ['-c', 'import ctypes'], { encoding: 'utf8' });
+    if (py.status !== 0) return t.skip('needs python3 with ctypes (renameat2 is not in node:fs)');
+    const r = fsys.make();
+    t.after(r.cleanup);
+    const { ws } = quietTree(r.dir);
+    await sleep(400);
+    const fd = openSync(ws, constants.O_RDONLY | constants.O_DIRECTORY);
+    t.after(() => closeSync(fd));
+    const started = Date.now();
+    // renameat2(AT_FDCWD, a/b, AT_FDCWD, secret, RENAME_EXCHANGE) twice: the tree ends as it began.
+    const x = spawnSync('python3', ['-c', `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+f = libc.renameat2
+for _ in range(2):
+    if f(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) != 0: sys.exit(os.strerror(ctypes.get_errno()))
+`, path.join(ws, 'a/b'), path.join(ws, 'secret')], { encoding: 'utf8' });
+    if (x.status !== 0) return t.skip(`needs renameat2 RENAME_EXCHANGE here: ${x.stderr.trim()}`);
+    const q = quietFolders({ base: ws, pinnedFd: fd, started }).all(['a/b', 'secret', 'c']);
+    assert.equal(q.has('a/b'), false, 'a/b exchanged with secret/ and back passed as quiet');
+    assert.equal(q.has('secret'), false, 'secret exchanged and back passed as quiet');
+    assert.equal(q.has('c'), false, 'control: the exchange in the root makes c (whose way is the root) not quiet either');
+  });
+}
+
+type Files = Envelope & { data?: { files?: string[]; engine?: string; matches?: { text: string; file?: string }[] }; stats?: { unchanged_folder_files?: number } };
+
+for (const fsys of fileSystems()) {
+  test(`margin [${fsys.label}]: grep and glob race swappers on a tree settled 400 ms (quiet folders taken): a link to outside, a denied folder renamed into place, a hard link flickering in — nothing outside or denied reaches the answer`, { skip: skipOffLinux, timeout: 90_000 }, async (t) => {
+    const rg = await locateRg();
+    if (!rg) return t.skip('needs ripgrep (rg): TOOLGATE_RG is off or rg is not on PATH');
+    const r = fsys.make();
+    t.after(r.cleanup);
+    const { ws, out } = quietTree(r.dir);
+    for (let i = 0; i < 10; i++) writeFileSync(path.join(ws, 'c', `f${i}.h`), 'needle c\n');
+    writeFileSync(path.join(out, 'flick.h'), 'needle SECRET-HARDLINK\n');
+    await sleep(400);
+    const saved = { walk: process.env.TOOLGATE_GLOB_WALK_MAX, rg: process.env.TOOLGATE_RG };
+    process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+    process.env.TOOLGATE_RG = rg;
+    const state = tempDir('tg-review-margin-state-');
+    const policy = policyFromYaml('paths:\n  deny: ["**/secret/**"]\nrules:\n  - tool: "*"\n    decision: allow\n');
+    const h = new Harness([ws], { stateDir: state.dir, policy });
+    t.after(() => {
+      h.close(); state.cleanup();
+      if (saved.walk === undefined) delete process.env.TOOLGATE_GLOB_WALK_MAX; else process.env.TOOLGATE_GLOB_WALK_MAX = saved.walk;
+      if (saved.rg === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved.rg;
+    });
+    const first = await h.call('glob', { pattern: '**/*.h' }) as Files;
+    assert.equal(first.data?.engine, 'ripgrep');
+    assert.ok((first.stats?.unchanged_folder_files ?? 0) > 0, `control: on a tree 400 ms old quiet folders are taken (the FINE margin applies): ${JSON.stringify(first.stats)}`);
+    const calm = await h.call('grep', { pattern: 'needle', output_mode: 'content' }) as Files;
+    assert.ok(calm.ok && !JSON.stringify(calm.data).includes('SECRET'), `control: no secret when nothing races: ${JSON.stringify(calm.data).slice(0, 300)}`);
+
+    const attackers: [string, () => Promise<{ stop: () => Promise<void> }>][] = [
+      ['a/b swapped for a link to outside', () => startFolderSwapper(path.join(ws, 'a/b'), out)],
+      ['the denied secret/ renamed into a/b\'s place and back', () => startRaceLoop("fs.renameSync(a, a + '.x'); fs.renameSync(s, a); fs.renameSync(a, s); fs.renameSync(a + '.x', a);", { a: path.join(ws, 'a/b'), s: path.join(ws, 'secret') })],
+      ['a hard link to an outside file placed in c/ and removed', () => startRaceLoop('fs.linkSync(o, p); fs.unlinkSync(p);', { o: path.join(out, 'flick.h'), p: path.join(ws, 'c/flick.h') })],
+    ];
+    const leaks: string[] = [];
+    let runs = 0;
+    let insideSeen = 0;
+    for (const [label, start] of attackers) {
+      const racer = await start();
+      try {
+        const end = Date.now() + 1500;
+        while (Date.now() < end) {
+          for (const [tool, args] of [['grep', { pattern: 'needle', output_mode: 'content' }], ['grep', { pattern: 'needle', output_mode: 'count' }], ['glob', { pattern: '**/*.h' }]] as const) {
+            const env = await h.call(tool, args) as Files;
+            runs++;
+            if (!env.ok) continue;
+            const shown = JSON.stringify(env.data);
+            // Outside content (a link swapped in), a hard link's content, and any name under the denied
+            // secret/ must never show. (secret/'s file read under a/b's name while it stood there is
+            // not a leak: deny rules are by name, and read_file a/b/in.h would return it as well.)
+            if (/SECRET-(OUTSIDE|ONLY-OUTSIDE|HARDLINK)|id_rsa|"secret\/|"file":"secret/.test(shown)) leaks.push(`${label}: ${tool} ${shown.slice(0, 200)}`);
+            if (shown.includes('needle inside') || (tool === 'glob' && shown.includes('a/b/in.h'))) insideSeen++;
+          }
+        }
+      } finally { await racer.stop(); }
+    }
+    assert.deepEqual(leaks.slice(0, 5), [], `${leaks.length} of ${runs} answers held an outside, denied or hard-linked file`);
+    assert.ok(runs > 15 && insideSeen > 0, `control: ${runs} calls ran, the inside file was found ${insideSeen} times`);
+  });
+}
