@@ -207,3 +207,111 @@ for (const fsys of fileSystems()) {
     assert.ok(runs > 15 && insideSeen > 0, `control: ${runs} calls ran, the inside file was found ${insideSeen} times`);
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// 2. openDir synchronous on Linux, the walker on readDirEntries, DenyFilter on ws.rules.denyMatch
+// ---------------------------------------------------------------------------------------------
+
+/** Runs `body` with the event loop's longest stall measured (a synchronous open that blocks would show here, or hang the test). */
+async function maxStallMs(body: () => Promise<void>): Promise<number> {
+  const m = monitorEventLoopDelay({ resolution: 10 });
+  m.enable();
+  try { await body(); } finally { m.disable(); }
+  return m.max / 1e6;
+}
+
+function harnessFor(t: { after: (f: () => void) => void }, ws: string, yaml = 'rules:\n  - tool: "*"\n    decision: allow\n') {
+  const state = tempDir('tg-review-margin-state-');
+  const h = new Harness([ws], { stateDir: state.dir, policy: policyFromYaml(yaml) });
+  t.after(() => { h.close(); state.cleanup(); });
+  return h;
+}
+
+const DIR_TOOLS = (p: string): [string, Record<string, unknown>][] => [
+  ['list_dir', { path: p }], ['list_dir', { path: p, hidden: true }], ['glob', { pattern: '**/*', path: p, hidden: true }],
+  ['grep', { pattern: 'needle', path: p, hidden: true }], ['grep', { pattern: 'needle', path: p, output_mode: 'content', hidden: true }],
+];
+
+test('a FIFO (and, as root, a character device) where a folder is expected, or inside a walked folder: every walking tool answers at once, the event loop never stalls', { skip: hasMkfifo ? false : 'needs Linux and mkfifo', timeout: 60_000 }, async (t) => {
+  const d = tempDir('tg-review-margin-fifo-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  mkdirSync(path.join(ws, 'd/sub'), { recursive: true });
+  writeFileSync(path.join(ws, 'd/sub/real.txt'), 'needle real\n');
+  mkfifo(path.join(ws, 'pipe'));
+  // FIFOs inside the walked folder, under names every tool opens or reads: ignore files, a searched file, a folder-looking name.
+  // (FIFOs named as ignore files: the next test.)
+  for (const n of ['d/sub/data.txt', 'd/looks-like-dir', 'd/sub/.hidden-fifo']) mkfifo(path.join(ws, n));
+  const isRoot = process.getuid?.() === 0;
+  if (isRoot) spawnSync('mknod', [path.join(ws, 'd/sub/zero.txt'), 'c', '1', '5']);
+  const h = harnessFor(t, ws);
+  const answers: string[] = [];
+  const stall = await maxStallMs(async () => {
+    for (const [tool, args] of [...DIR_TOOLS('pipe'), ...DIR_TOOLS('d'), ...DIR_TOOLS('.'), ['list_dir', { path: 'd/looks-like-dir' }], ['read_file', { path: 'pipe' }]] as [string, Record<string, unknown>][]) {
+      const env = await h.call(tool, args) as Envelope & { error?: { code: string } };
+      answers.push(`${tool} ${JSON.stringify(args)} -> ${env.ok ? "ok" : env.error?.code} ${JSON.stringify((env as { data?: unknown }).data ?? env.text).slice(0, 300)}`);
+      if (args.path === 'pipe' || args.path === 'd/looks-like-dir') assert.equal(env.ok, false, `${tool} on a FIFO must be refused: ${env.text}`);
+      else assert.ok(env.ok, `${tool} ${JSON.stringify(args)}: ${env.text}`);
+      if (tool === 'grep' && env.ok) assert.match(JSON.stringify((env as { data?: unknown }).data), /real\.txt/, 'control: the real file is found');
+    }
+  });
+  assert.ok(stall < 1000, `the event loop stalled ${stall.toFixed(0)} ms (${answers.join('; ')})`);
+  if (!isRoot) t.diagnostic('not root: no character device was made (mknod)');
+});
+
+test('a folder swapped for a FIFO (and back) while list_dir, glob and grep walk and open it: every call answers, none hangs, the event loop never stalls', { skip: hasMkfifo ? false : 'needs Linux and mkfifo', timeout: 60_000 }, async (t) => {
+  const d = tempDir('tg-review-margin-fifo-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  mkdirSync(path.join(ws, 'top/d/sub'), { recursive: true });
+  writeFileSync(path.join(ws, 'top/d/sub/real.txt'), 'needle real\n');
+  writeFileSync(path.join(ws, 'top/other.txt'), 'needle other\n');
+  mkfifo(path.join(d.dir, 'spare-fifo'));
+  const h = harnessFor(t, ws);
+  const racer = await startRaceLoop("fs.renameSync(dir, dir + '.x'); fs.renameSync(fifo, dir); fs.renameSync(dir, fifo); fs.renameSync(dir + '.x', dir);", { dir: path.join(ws, 'top/d'), fifo: path.join(d.dir, 'spare-fifo') });
+  let runs = 0;
+  let okRuns = 0;
+  const codes = new Set<string>();
+  let stall = 0;
+  try {
+    stall = await maxStallMs(async () => {
+      const end = Date.now() + 2500;
+      while (Date.now() < end) {
+        for (const [tool, args] of [...DIR_TOOLS('top/d'), ...DIR_TOOLS('top')]) {
+          const env = await h.call(tool, args) as Envelope & { error?: { code: string } };
+          runs++;
+          if (env.ok) okRuns++; else codes.add(`${tool}:${env.error?.code}`);
+        }
+      }
+    });
+  } finally { await racer.stop(); }
+  assert.ok(stall < 1000, `the event loop stalled ${stall.toFixed(0)} ms over ${runs} calls`);
+  assert.ok(runs > 20 && okRuns > 0, `control: ${runs} calls ran, ${okRuns} answered ok (refusals: ${[...codes].join(', ')})`);
+  for (const c of codes) assert.match(c, /:(InvalidArguments|NotFound|PathTraversalBlocked|PathDenied)$/, `an unexpected refusal: ${c}`);
+});
+
+for (const name of ['.ignore', '.rgignore', '.gitignore']) test(`a FIFO named ${name} inside the searched folder: grep and glob still answer within 5 s and find the real file (ripgrep blocks opening it: the call waited for the 30 s time cap and found nothing)`, { skip: hasMkfifo ? false : 'needs Linux and mkfifo', timeout: 90_000 }, async (t) => {
+  const d = tempDir('tg-review-margin-fifo-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  mkdirSync(path.join(ws, 'd/sub'), { recursive: true });
+  writeFileSync(path.join(ws, 'd/sub/real.txt'), 'needle real\n');
+  mkfifo(path.join(ws, 'd/sub', name));
+  const saved = { walk: process.env.TOOLGATE_GLOB_WALK_MAX, cap: process.env.TOOLGATE_GREP_TIME_CAP_MS };
+  process.env.TOOLGATE_GLOB_WALK_MAX = '0'; // glob through ripgrep too, when it is there
+  process.env.TOOLGATE_GREP_TIME_CAP_MS = '8000'; // grep's time cap (30 s by default), so a hang costs 8 s here
+  t.after(() => {
+    if (saved.walk === undefined) delete process.env.TOOLGATE_GLOB_WALK_MAX; else process.env.TOOLGATE_GLOB_WALK_MAX = saved.walk;
+    if (saved.cap === undefined) delete process.env.TOOLGATE_GREP_TIME_CAP_MS; else process.env.TOOLGATE_GREP_TIME_CAP_MS = saved.cap;
+  });
+  const h = harnessFor(t, ws);
+  const slow: string[] = [];
+  for (const [tool, args] of [['grep', { pattern: 'needle', path: 'd' }], ['glob', { pattern: '**/*.txt', path: 'd' }]] as const) {
+    const t0 = Date.now();
+    const env = await h.call(tool, args) as Envelope & { data?: { engine?: string; capped?: string | null } };
+    const ms = Date.now() - t0;
+    assert.ok(env.ok, env.text);
+    if (!(ms < 5000 && JSON.stringify(env.data).includes('real.txt'))) slow.push(`${tool} ${JSON.stringify(args)} (engine ${env.data?.engine}) took ${ms} ms and answered ${JSON.stringify(env.data).slice(0, 240)}`);
+  }
+  assert.deepEqual(slow, [], 'a call hung on the FIFO');
+});
