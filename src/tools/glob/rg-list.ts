@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { RgUnavailable } from '../grep/rg.js';
+import { FIFO_REASON, watchFifoOpens } from '../grep/rg-watch.js';
 
 /**
  * The listing the ripgrep glob engine runs, streamed, NUL-separated: `rg --files` (every regular
@@ -53,6 +54,8 @@ function listing(bin: string, args: string[], o: ListOptions, what: string): Pro
     const onAbort = () => { aborted = true; kill(); };
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
+    let fifo = false;
+    const unwatch = watchFifoOpens(child.pid, () => { fifo = true; kill(); });
 
     const dec = new StringDecoder('utf8');
     let rest = '';
@@ -68,6 +71,7 @@ function listing(bin: string, args: string[], o: ListOptions, what: string): Pro
     const finish = () => {
       done = true;
       clearTimeout(timer);
+      unwatch();
       o.signal?.removeEventListener('abort', onAbort);
     };
     child.on('error', (e) => {
@@ -76,6 +80,7 @@ function listing(bin: string, args: string[], o: ListOptions, what: string): Pro
     });
     child.on('close', () => {
       finish();
+      if (fifo && !aborted) return reject(new RgUnavailable(FIFO_REASON));
       if (!timedOut && !aborted && rest) o.onItem(stripDot(rest));
       resolve({ timedOut, aborted });
     });

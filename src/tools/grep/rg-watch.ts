@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+const HAS_PROC = process.platform === 'linux';
+/** How often a running rg is looked at (ms). */
+export const FIFO_CHECK_MS = 200;
+/** Where a Linux thread sleeps while it opens a FIFO that has no other end yet (fs/pipe.c). */
+const FIFO_WAIT = 'wait_for_partner';
+
+/** The reason given when rg was stopped for waiting on a FIFO (the caller falls back to the built-in engine). */
+export const FIFO_REASON = 'ripgrep stopped at a named pipe (FIFO) in the tree: it opens files named like ignore files (.gitignore, .ignore, .rgignore) whatever their type, and waits on a FIFO forever';
+
+/** True when a thread of process `pid` is waiting to open a FIFO (Linux: /proc/PID/task/TID/wchan). */
+export function blockedOnFifo(pid: number): boolean {
+  let tasks: string[];
+  try { tasks = readdirSync(`/proc/${pid}/task`); } catch { return false; }
+  for (const t of tasks) {
+    try { if (readFileSync(`/proc/${pid}/task/${t}/wchan`, 'utf8').trim() === FIFO_WAIT) return true; } catch { /* gone */ }
+  }
+  return false;
+}
+
+/**
+ * Looks at a running rg every FIFO_CHECK_MS and calls `onBlocked` once if it waits to open a FIFO.
+ * rg never searches a FIFO it finds in a walk, but it opens every file named like an ignore file,
+ * and a FIFO there (`mkfifo .gitignore`, one command) would hold a search until its time cap.
+ * Linux only (elsewhere the time cap still ends it). Returns the function that stops looking.
+ */
+export function watchFifoOpens(pid: number | undefined, onBlocked: () => void): () => void {
+  if (!HAS_PROC || !pid) return () => {};
+  const timer = setInterval(() => {
+    if (!blockedOnFifo(pid)) return;
+    clearInterval(timer);
+    onBlocked();
+  }, FIFO_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
