@@ -6,7 +6,7 @@ import picomatch from 'picomatch';
 // read from process.platform when path-rules loads: this file (its own process under node --test)
 // says "darwin" first and loads the module after. picomatch's own OS test looks only for win32.
 Object.defineProperty(process, 'platform', { value: 'darwin' });
-const { compileGlobs, CASE_INSENSITIVE_FS, INSIDE, otherRels, PathRules } = await import('./path-rules.js');
+const { caseFold, compileGlobs, CASE_INSENSITIVE_FS, INSIDE, otherRels, PathRules } = await import('./path-rules.js');
 const { EntryFilter } = await import('../tools/walk/entry-filter.js');
 const { Workspace } = await import('./workspace.js');
 
@@ -78,4 +78,21 @@ test('case-insensitive: noneWithin never turns a denied walk entry into an admit
   }
   assert.deepEqual(bad, []);
   assert.ok(compared > 20_000 && sure > 2_000, `compared ${compared}, sure ${sure}`);
+});
+
+test('caseFold puts two UTF-16 units together exactly when a RegExp with the i flag takes them as equal', () => {
+  const esc = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  const bad: string[] = [];
+  for (let u = 0; u < 0x10000 && bad.length < 5; u++) {
+    if (u >= 0xd800 && u <= 0xdfff) continue;
+    const c = String.fromCharCode(u);
+    const re = new RegExp(`^${esc(c)}$`, 'i');
+    for (const d of new Set([c.toLowerCase(), c.toUpperCase(), caseFold(c)])) {
+      if (d.length !== 1) continue;
+      if (re.test(d) !== (caseFold(c) === caseFold(d))) bad.push(`${esc(c)} / ${esc(d)}: regex ${re.test(d)}, fold ${caseFold(c)} ${caseFold(d)}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+  // No context: a part's fold is a part of the whole's fold (toLowerCase makes a final sigma).
+  assert.equal(caseFold('aΣ'), caseFold('a') + caseFold('Σ'));
 });

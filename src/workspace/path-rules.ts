@@ -72,7 +72,7 @@ export function compileGlobs(input: string[]): GlobMatcher {
   // directory's contents are covered because its ancestors are matched too.
   const cleaned = patterns.map((p) => (p.length > 1 ? p.replace(/\/+$/, '') : p));
   const opts = { dot: true, nocase: CASE_INSENSITIVE_FS };
-  const fold = (s: string) => (CASE_INSENSITIVE_FS ? s.toLowerCase() : s);
+  const fold = (s: string) => (CASE_INSENSITIVE_FS ? caseFold(s) : s);
   // One matcher per pattern, each behind a cheap test of the literal text it needs: walks ask
   // this of every entry, and most paths hold none of `.pem`, `.ssh`, `.env`… (the regexes
   // picomatch builds backtrack over the whole path; a substring test does not).
@@ -102,6 +102,23 @@ export function compileGlobs(input: string[]): GlobMatcher {
     for (const t of tests) if (t(p)) return true;
     return false;
   }, { noneWithin });
+}
+
+/**
+ * A string as picomatch's `nocase` compares it (a RegExp `i` flag, no `u`): each UTF-16 unit upper-cased
+ * when that gives one unit, and not from outside ASCII into it. toLowerCase is not the same: `AΣ` becomes
+ * `aς` (a final sigma) where the RegExp takes `aσ` as equal, and `µ`/`μ`, `ϑ`/`θ` fold apart. Unit by unit,
+ * with no context: the fold of a part of a string is a part of the string's fold (noneWithin needs it).
+ */
+export function caseFold(s: string): string {
+  if (/^[\u0000-\u007f]*$/.test(s)) return s.toUpperCase();
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    const up = ch.toUpperCase();
+    out += up.length !== 1 || (ch.charCodeAt(0) >= 128 && up.charCodeAt(0) < 128) ? ch : up;
+  }
+  return out;
 }
 
 /**
