@@ -26,6 +26,18 @@ export function tempDir(prefix = 'tg-'): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Runs `f` with grep and glob set to one engine (TOOLGATE_RG off for the built-in one), then restores the setting. */
+export async function withEngine<T>(engine: 'rg' | 'builtin', f: () => Promise<T>): Promise<T> {
+  const saved = process.env.TOOLGATE_RG;
+  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
+  try {
+    return await f();
+  } finally {
+    if (saved === undefined) delete process.env.TOOLGATE_RG;
+    else process.env.TOOLGATE_RG = saved;
+  }
+}
+
 export function policyFromYaml(yaml: string, extra: { protectedAbs?: string[] } = {}): CompiledPolicy {
   const { data, lines } = parsePolicyText(yaml, 'test.yaml');
   return compilePolicy(data, { origin: 'test.yaml', lines, ...extra });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { Harness, policyFromYaml, tempDir, withEngine } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { compileGlobs, DEFAULT_DENY } from '../../src/workspace/path-rules.js';
 
@@ -50,16 +50,6 @@ rules:
 }
 
 interface Env { ok: boolean; data: Record<string, unknown>; error?: { code: string } }
-
-async function withEngine<T>(engine: 'rg' | 'builtin', f: () => Promise<T>): Promise<T> {
-  const saved = process.env.TOOLGATE_RG;
-  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
-  try {
-    return await f();
-  } finally {
-    if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
-  }
-}
 
 for (const odd of [false, true]) test(`deny globs ${odd ? 'with quotes, braces, classes, extglobs, ./ (no quick answer)' : 'that all name literal text (the quick answer runs)'}, absolute, through a link, trailing slashes, nested roots: no walk shows what read_file refuses`, async (t) => {
   const s = tree(odd);

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
-import { Harness, tempDir } from '../../testing/helpers.js';
+import { Harness, tempDir, withEngine } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 
 // These tests compare the two glob engines on small trees: ripgrep runs even where glob would walk
@@ -64,17 +64,6 @@ function build(hiddenParent: boolean) {
 }
 
 const EXPECTED_GREP = ['drivers/net/e1000.h', 'include/linux/slab.h', 'mm/slab.c'];
-
-async function withEngine<T>(engine: 'rg' | 'builtin', f: () => Promise<T>): Promise<T> {
-  const saved = process.env.TOOLGATE_RG;
-  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
-  try {
-    return await f();
-  } finally {
-    if (saved === undefined) delete process.env.TOOLGATE_RG;
-    else process.env.TOOLGATE_RG = saved;
-  }
-}
 
 for (const hiddenParent of [false, true]) {
   const where = hiddenParent ? 'a workspace under a dot-folder' : 'a workspace';
