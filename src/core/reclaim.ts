@@ -37,16 +37,10 @@ export function reclaimAfterLargeFile(bytes: number): void {
     state.owed = 0;
     try { gc(); } catch { /* leave it to V8 */ }
     state.live = getHeapStatistics().used_heap_size;
-    state.runs++;
   });
 }
 
-/** Collections run so far (tests). */
-export function reclaimRuns(): number {
-  return state.runs;
-}
-
-const state: { gc?: Gc | null; scheduled: boolean; owed: number; live: number; runs: number } = { scheduled: false, owed: 0, live: 0, runs: 0 };
+const state: { gc?: Gc | null; scheduled: boolean; owed: number; live: number } = { scheduled: false, owed: 0, live: 0 };
 
 function exposeGc(): Gc | null {
   try {

@@ -80,10 +80,9 @@ export function compileGlobs(input: string[]): GlobMatcher {
   const tests = cleaned.map((p) => {
     const bare = !p.includes('/');
     const m = picomatch(bare ? p : p.replace(/^\/+/, ''), bare ? { ...opts, basename: true } : opts);
-    const lits = requiredLiterals(p);
-    needed.push(lits.map(fold));
-    if (lits.length === 0) return m;
-    const needs = lits.map(fold);
+    const needs = requiredLiterals(p).map(fold);
+    needed.push(needs);
+    if (needs.length === 0) return m;
     return (s: string) => {
       const t = fold(s);
       for (const l of needs) if (!t.includes(l)) return false;

@@ -54,8 +54,7 @@ function listing(bin: string, args: string[], o: ListOptions, what: string): Pro
     const onAbort = () => { aborted = true; kill(); };
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
-    let fifo = false;
-    const unwatch = watchFifoOpens(child.pid, () => { fifo = true; kill(); });
+    const fifo = watchFifoOpens(child.pid, kill);
 
     const dec = new StringDecoder('utf8');
     let rest = '';
@@ -71,7 +70,7 @@ function listing(bin: string, args: string[], o: ListOptions, what: string): Pro
     const finish = () => {
       done = true;
       clearTimeout(timer);
-      unwatch();
+      fifo.stop();
       o.signal?.removeEventListener('abort', onAbort);
     };
     child.on('error', (e) => {
@@ -80,7 +79,7 @@ function listing(bin: string, args: string[], o: ListOptions, what: string): Pro
     });
     child.on('close', () => {
       finish();
-      if (fifo && !aborted) return reject(new RgUnavailable(FIFO_REASON));
+      if (fifo.blocked && !aborted) return reject(new RgUnavailable(FIFO_REASON));
       if (!timedOut && !aborted && rest) o.onItem(stripDot(rest));
       resolve({ timedOut, aborted });
     });

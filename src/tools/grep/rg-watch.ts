@@ -19,19 +19,28 @@ export function blockedOnFifo(pid: number): boolean {
   return false;
 }
 
+/** A watch on one rg: `blocked` once it was found waiting on a FIFO (and `onBlocked` was called). */
+export interface FifoWatch {
+  readonly blocked: boolean;
+  stop(): void;
+}
+
 /**
- * Looks at a running rg every FIFO_CHECK_MS and calls `onBlocked` once if it waits to open a FIFO.
- * rg never searches a FIFO it finds in a walk, but it opens every file named like an ignore file,
- * and a FIFO there (`mkfifo .gitignore`, one command) would hold a search until its time cap.
- * Linux only (elsewhere the time cap still ends it). Returns the function that stops looking.
+ * Looks at a running rg every FIFO_CHECK_MS and calls `onBlocked` (the caller's kill) once if it
+ * waits to open a FIFO. rg never searches a FIFO it finds in a walk, but it opens every file named
+ * like an ignore file, and a FIFO there (`mkfifo .gitignore`, one command) would hold a search
+ * until its time cap. Linux only (elsewhere the time cap still ends it).
  */
-export function watchFifoOpens(pid: number | undefined, onBlocked: () => void): () => void {
-  if (!HAS_PROC || !pid) return () => {};
+export function watchFifoOpens(pid: number | undefined, onBlocked: () => void): FifoWatch {
+  const w = { blocked: false, stop: () => {} };
+  if (!HAS_PROC || !pid) return w;
   const timer = setInterval(() => {
     if (!blockedOnFifo(pid)) return;
     clearInterval(timer);
+    w.blocked = true;
     onBlocked();
   }, FIFO_CHECK_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  w.stop = () => clearInterval(timer);
+  return w;
 }

@@ -125,13 +125,12 @@ export function rgListFiles(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'atWorkspaceR
   return new Promise((resolve, reject) => {
     const child = spawn(o.bin, a, { cwd: o.cwd, stdio: ['ignore', 'pipe', 'ignore'], signal: o.signal });
     const chunks: Buffer[] = [];
-    let fifo = false;
-    const unwatch = watchFifoOpens(child.pid, () => { fifo = true; child.kill('SIGKILL'); });
+    const fifo = watchFifoOpens(child.pid, () => child.kill('SIGKILL'));
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.on('error', (e) => { unwatch(); reject(new RgUnavailable(`ripgrep could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`)); });
+    child.on('error', (e) => { fifo.stop(); reject(new RgUnavailable(`ripgrep could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`)); });
     child.on('close', () => {
-      unwatch();
-      if (fifo) reject(new RgUnavailable(FIFO_REASON));
+      fifo.stop();
+      if (fifo.blocked) reject(new RgUnavailable(FIFO_REASON));
       else resolve(Buffer.concat(chunks).toString('utf8').split('\0').filter(Boolean).map(stripDot));
     });
   });
@@ -180,8 +179,7 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
     const timer = setTimeout(() => { capped = 'time'; kill(); }, Math.max(0, o.deadline - Date.now()));
     const onAbort = () => kill();
     o.signal.addEventListener('abort', onAbort, { once: true });
-    let fifo = false;
-    const unwatch = watchFifoOpens(child.pid, () => { fifo = true; kill(); });
+    const fifo = watchFifoOpens(child.pid, kill);
 
     const keep = (rel: string) => isFile || (o.select.fileSelected(rel) && !o.deny.fileDenied(rel));
     const add = (hit: FileHit) => {
@@ -258,16 +256,16 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
     child.stderr.on('data', (chunk: Buffer) => { if (stderr.length < 8192) stderr += chunk.toString('utf8'); });
     child.on('error', (e) => {
       clearTimeout(timer);
-      unwatch();
+      fifo.stop();
       o.signal.removeEventListener('abort', onAbort);
       reject(new RgUnavailable(`ripgrep could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      unwatch();
+      fifo.stop();
       o.signal.removeEventListener('abort', onAbort);
       if (o.signal.aborted) return reject(new ToolError('Cancelled', 'The search was cancelled.'));
-      if (fifo) return reject(new RgUnavailable(FIFO_REASON));
+      if (fifo.blocked) return reject(new RgUnavailable(FIFO_REASON));
       if (!full) {
         if (rest) entry(rest);
         finishFile();
