@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { RgUnavailable } from '../grep/rg.js';
 import { FIFO_REASON, watchFifoOpens } from '../grep/rg-watch.js';
+import { spawnRg } from '../grep/rg-spawn.js';
 
 /**
  * The listing the ripgrep glob engine runs, streamed, NUL-separated: `rg --files` (every regular
@@ -45,16 +45,16 @@ export function rgFiles(bin: string, args: string[], o: ListOptions): Promise<Li
 
 function listing(bin: string, args: string[], o: ListOptions, what: string): Promise<ListResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd: o.cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawnRg(bin, args, { cwd: o.cwd, stderr: false });
     let timedOut = false;
     let aborted = false;
     let done = false;
-    const kill = () => { if (!done) child.kill('SIGKILL'); };
+    const kill = () => { if (!done) child.kill(); };
     const timer = setTimeout(() => { timedOut = true; kill(); }, Math.max(0, o.deadline - Date.now()));
     const onAbort = () => { aborted = true; kill(); };
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
-    const fifo = watchFifoOpens(child.pid, kill);
+    const fifo = watchFifoOpens(() => child.pid, kill);
 
     const dec = new StringDecoder('utf8');
     let rest = '';
@@ -75,7 +75,7 @@ function listing(bin: string, args: string[], o: ListOptions, what: string): Pro
     };
     child.on('error', (e) => {
       finish();
-      reject(new RgUnavailable(`${what} could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`));
+      reject(new RgUnavailable(`${what} could not be started: ${e.code ?? e.message}`));
     });
     child.on('close', () => {
       finish();

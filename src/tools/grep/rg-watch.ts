@@ -31,11 +31,14 @@ export interface FifoWatch {
  * like an ignore file, and a FIFO there (`mkfifo .gitignore`, one command) would hold a search
  * until its time cap. Linux only (elsewhere the time cap still ends it).
  */
-export function watchFifoOpens(pid: number | undefined, onBlocked: () => void): FifoWatch {
+export function watchFifoOpens(pid: number | undefined | (() => number | undefined), onBlocked: () => void): FifoWatch {
   const w = { blocked: false, stop: () => {} };
-  if (!HAS_PROC || !pid) return w;
+  // A function: the pid is known later (rg started through the helper, rg-spawn.ts).
+  const pidNow = typeof pid === 'function' ? pid : () => pid;
+  if (!HAS_PROC || (typeof pid !== 'function' && !pid)) return w;
   const timer = setInterval(() => {
-    if (!blockedOnFifo(pid)) return;
+    const p = pidNow();
+    if (!p || !blockedOnFifo(p)) return;
     clearInterval(timer);
     w.blocked = true;
     onBlocked();

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { attachContext, cutLine, recordText } from './search-text.js';
 import type { DenyFilter, Selection } from './select.js';
 import { COLLECT_CAP, MAX_LINE_CHARS, type Cap, type EngineResult, type FileHit, type MatchRecord, type Query } from './types.js';
 import { FIFO_REASON, watchFifoOpens } from './rg-watch.js';
+import { spawnRg } from './rg-spawn.js';
 
 /** The ripgrep engine: `rg` streamed (JSON for content, NUL-separated names otherwise). */
 
@@ -123,14 +123,19 @@ export function rgListFiles(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'atWorkspaceR
   if (o.atWorkspaceRoot) a.push('--no-ignore-parent');
   a.push(...selectionArgs({ ...o, target: '.' }), '--', '.');
   return new Promise((resolve, reject) => {
-    const child = spawn(o.bin, a, { cwd: o.cwd, stdio: ['ignore', 'pipe', 'ignore'], signal: o.signal });
+    const child = spawnRg(o.bin, a, { cwd: o.cwd, stderr: false });
     const chunks: Buffer[] = [];
-    const fifo = watchFifoOpens(child.pid, () => child.kill('SIGKILL'));
+    const fifo = watchFifoOpens(() => child.pid, () => child.kill());
+    const onAbort = () => child.kill();
+    o.signal.addEventListener('abort', onAbort, { once: true });
+    if (o.signal.aborted) onAbort();
+    const finish = () => { fifo.stop(); o.signal.removeEventListener('abort', onAbort); };
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.on('error', (e) => { fifo.stop(); reject(new RgUnavailable(`ripgrep could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`)); });
+    child.on('error', (e) => { finish(); reject(new RgUnavailable(`ripgrep could not be started: ${e.code ?? e.message}`)); });
     child.on('close', () => {
-      fifo.stop();
-      if (fifo.blocked) reject(new RgUnavailable(FIFO_REASON));
+      finish();
+      if (o.signal.aborted) reject(new ToolError('Cancelled', 'The search was cancelled.'));
+      else if (fifo.blocked) reject(new RgUnavailable(FIFO_REASON));
       else resolve(Buffer.concat(chunks).toString('utf8').split('\0').filter(Boolean).map(stripDot));
     });
   });
@@ -158,7 +163,7 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
   const { q } = o;
   const isFile = o.target !== '.';
   return new Promise<RunOutcome>((resolve, reject) => {
-    const child = spawn(o.bin, rgArgs(o, sorted), { cwd: o.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnRg(o.bin, rgArgs(o, sorted), { cwd: o.cwd, stderr: true });
     const hits: FileHit[] = [];
     let items = 0;
     let capped: Cap = null;
@@ -174,12 +179,12 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
     const kill = () => {
       if (stopped) return;
       stopped = true;
-      child.kill('SIGKILL');
+      child.kill();
     };
     const timer = setTimeout(() => { capped = 'time'; kill(); }, Math.max(0, o.deadline - Date.now()));
     const onAbort = () => kill();
     o.signal.addEventListener('abort', onAbort, { once: true });
-    const fifo = watchFifoOpens(child.pid, kill);
+    const fifo = watchFifoOpens(() => child.pid, kill);
 
     const keep = (rel: string) => isFile || (o.select.fileSelected(rel) && !o.deny.fileDenied(rel));
     const add = (hit: FileHit) => {
@@ -253,12 +258,12 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
       }
       rest = full ? '' : text.slice(start);
     });
-    child.stderr.on('data', (chunk: Buffer) => { if (stderr.length < 8192) stderr += chunk.toString('utf8'); });
+    child.stderr?.on('data', (chunk: Buffer) => { if (stderr.length < 8192) stderr += chunk.toString('utf8'); });
     child.on('error', (e) => {
       clearTimeout(timer);
       fifo.stop();
       o.signal.removeEventListener('abort', onAbort);
-      reject(new RgUnavailable(`ripgrep could not be started: ${(e as NodeJS.ErrnoException).code ?? e.message}`));
+      reject(new RgUnavailable(`ripgrep could not be started: ${e.code ?? e.message}`));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
