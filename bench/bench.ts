@@ -11,7 +11,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
-import { callOk, connect, FS_SERVER, peakRssMb, REPO, TOOLGATE_CLI, type Connected } from './clients.js';
+import { callOk, connect, FS_SERVER, peakRssMb, REPO, TOOLGATE_CLI, toolgatePeakRssMb, type Connected } from './clients.js';
 import { fmt, median, ratio, timeInterleaved, timeRuns } from './stats.js';
 import { ensureTree, NEEDLE, resetEditFiles } from './tree.js';
 
@@ -67,7 +67,7 @@ const rgLines = async (args: string[], cwd: string) => {
 };
 const peak = { toolgate: 0, fsserver: 0 };
 function notePeak(tg: Connected, fsS?: Connected) {
-  peak.toolgate = Math.max(peak.toolgate, peakRssMb(tg.pid) ?? 0);
+  peak.toolgate = Math.max(peak.toolgate, toolgatePeakRssMb(tg.pid) ?? 0);
   if (fsS) peak.fsserver = Math.max(peak.fsserver, peakRssMb(fsS.pid) ?? 0);
 }
 
@@ -291,7 +291,7 @@ async function main() {
   await optional('./commands.js', async (m) => {
     for (const r of await m.benchCommands()) rows.push({ group: 'commands', op: r.name, toolgate: r.p50_ms, note: r.ratio ?? '' });
   });
-  rows.push({ group: 'server', op: 'peak RSS (MB, VmHWM, whole bench)', toolgate: peak.toolgate || undefined, fsserver: peak.fsserver || undefined, note: 'MB, not ms; includes a 5 MB read and edit' });
+  rows.push({ group: 'server', op: 'peak RSS (MB, VmHWM, whole bench)', toolgate: peak.toolgate || undefined, fsserver: peak.fsserver || undefined, note: 'MB, not ms; includes a 5 MB read and edit; toolgate = server + the private memory of its rg starter process' });
   if (!skip.has('upstream')) await benchUpstream(info.root);
   if (!skip.has('scale')) {
     const sizes = (values.scale ?? (quick ? '10,50000' : '10,50000,200000')).split(',').map(Number);

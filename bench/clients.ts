@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { RG_STARTER_TITLE } from '../src/tools/grep/rg-spawn.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import path from 'node:path';
@@ -53,4 +54,41 @@ export function peakRssMb(pid: number | null): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The pids of a process's children whose command line contains `marker` (Linux /proc). */
+export function childPids(pid: number, marker?: string): number[] {
+  const out: number[] = [];
+  let names: string[];
+  try { names = readdirSync('/proc'); } catch { return out; }
+  for (const p of names) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue;
+      if (marker && !readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker)) continue;
+      out.push(Number(p));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/** Memory only this process holds, MB (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup): its share beyond what it maps in common with others, such as the node binary. */
+export function privateMb(pid: number): number {
+  try {
+    const t = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(t)?.[1] ?? 0);
+    return (kb('Private_Clean') + kb('Private_Dirty')) / 1024;
+  } catch { return 0; }
+}
+
+/**
+ * toolgate's peak memory in MB: the server's peak resident set (VmHWM, as for the filesystem server)
+ * plus what its rg starter process (src/tools/grep/rg-spawn.ts) holds of its own. The starter is a
+ * plain node process: most of its ~42 MB resident set is the node binary, shared with the server.
+ */
+export function toolgatePeakRssMb(pid: number | null): number | undefined {
+  const own = peakRssMb(pid);
+  if (own === undefined || !pid) return own;
+  return own + childPids(pid, RG_STARTER_TITLE).reduce((sum, p) => sum + privateMb(p), 0);
 }

@@ -14,6 +14,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawnHttpServer, type SpawnedHttp } from '../src/server/http-spawn.js';
+import { RG_STARTER_TITLE } from '../src/tools/grep/rg-spawn.js';
+import { childPids } from './clients.js';
 
 export interface HttpLoadResult {
   calls_per_s: number;
@@ -49,17 +51,9 @@ function rssMb(pid: number): number {
   return m ? Math.round((Number(m[1]) / 1024) * 10) / 10 : NaN;
 }
 
+/** Child processes of the server other than its rg starter (which lives as long as the server). */
 function childCount(pid: number): number {
-  let n = 0;
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) n++;
-    } catch { /* gone */ }
-  }
-  return n;
+  return childPids(pid).filter((p) => !childPids(pid, RG_STARTER_TITLE).includes(p)).length;
 }
 
 function pct(sorted: number[], p: number): number {

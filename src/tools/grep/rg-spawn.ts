@@ -37,11 +37,15 @@ export interface RgSpawnOptions {
   stderr: boolean;
 }
 
+/** How the helper shows in ps and /proc/PID/cmdline. */
+export const RG_STARTER_TITLE = 'toolgate-rg-starter';
+
 // The helper's whole program, run with `node -e`: it starts what it is told with stdout a pipe
 // it never reads (the read end goes to the server), collects stderr, and reports the exit. When
 // the server goes away (its end of the channel closes), it kills what it started and exits.
 const HELPER_SOURCE = String.raw`
 'use strict';
+process.title = ${JSON.stringify(RG_STARTER_TITLE)};
 const { spawn } = require('node:child_process');
 const kids = new Map();
 const STDERR_MAX = 65536;
