@@ -1,12 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../../testing/helpers.js';
 import { helperPidForTests, spawnRg, stopRgHelper, type RgChild } from './rg-spawn.js';
 
+// Through the starter at any size of this process (it is used from HELPER_MIN_RSS up otherwise).
+if (process.env.TOOLGATE_RG_HELPER !== 'off') process.env.TOOLGATE_RG_HELPER = 'always';
 const onLinux = process.platform === 'linux';
 const rg = spawnSync('rg', ['--version']).status === 0 ? 'rg' : null;
 const skipHelper = !onLinux ? 'the rg starter process is Linux only' : process.env.TOOLGATE_RG_HELPER === 'off' ? 'TOOLGATE_RG_HELPER=off' : false;
@@ -106,6 +108,27 @@ test('when the starter process dies, its runs end with an error, what it started
   assert.ok(hp2 && hp2 !== hp, 'a new starter process');
   const again = await run(spawnRg('true', [], { cwd: '/', stderr: false }));
   assert.equal(again.code, 0);
+});
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+test('who starts rg: the starter with TOOLGATE_RG_HELPER=always, this process with off', { skip: skipHelper }, async (t) => {
+  const hp = await helperPidForTests();
+  assert.ok(hp);
+  const saved = process.env.TOOLGATE_RG_HELPER;
+  t.after(() => { process.env.TOOLGATE_RG_HELPER = saved; });
+  for (const [setting, parent] of [['always', hp], ['off', process.pid]] as const) {
+    process.env.TOOLGATE_RG_HELPER = setting;
+    const c = spawnRg('sleep', ['30'], { cwd: '/', stderr: false });
+    const pid = await new Promise<number>((r) => c.on('spawn', r));
+    assert.equal(parentOf(pid), parent, `TOOLGATE_RG_HELPER=${setting}`);
+    const ended = run(c);
+    c.kill();
+    assert.equal((await ended).signal, 'SIGKILL');
+  }
 });
 
 test('a /proc/self working directory is refused (the starter process would read its own descriptors)', () => {
