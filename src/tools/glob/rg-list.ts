@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { RgUnavailable } from '../grep/rg.js';
 import { FIFO_REASON, watchFifoOpens } from '../grep/rg-watch.js';
-import { spawnRg } from '../grep/rg-spawn.js';
+import { spawnRg, startFailure } from '../grep/rg-spawn.js';
 
 /**
  * The listing the ripgrep glob engine runs, streamed, NUL-separated: `rg --files` (every regular
@@ -75,7 +75,7 @@ function listing(bin: string, args: string[], o: ListOptions, what: string): Pro
     };
     child.on('error', (e) => {
       finish();
-      reject(new RgUnavailable(`${what} could not be started: ${e.code ?? e.message}`));
+      reject(new RgUnavailable(startFailure(what, e)));
     });
     child.on('close', () => {
       finish();

@@ -97,6 +97,15 @@ process.on('disconnect', () => {
 process.send({ t: 'ready' });
 `;
 
+/**
+ * How long the helper may take to answer what it owes (rg started, or rg's exit after a kill)
+ * before it is taken for wedged (stopped, starved) and killed: its runs then end with EHELPER and
+ * their callers fall back, as when it dies. Without this a stopped helper held every search past
+ * its time cap (the kill a deadline sends waited in the channel). Starting or killing rg takes it
+ * milliseconds.
+ */
+export const HELPER_ANSWER_MS = 3000;
+
 /** Settings of the helper's own Node: a small heap (it holds no data) keeps its footprint small. */
 const HELPER_NODE_ARGS = ['--max-old-space-size=24', '--max-semi-space-size=1'];
 
@@ -116,10 +125,13 @@ class HelperChild extends EventEmitter implements RgChild {
   /** rg's stdout, once it arrived. */
   socket: Socket | null = null;
   killed = false;
+  /** Runs out when the helper owes an answer for too long (HELPER_ANSWER_MS). */
+  private owed: NodeJS.Timeout | null = null;
 
   constructor(readonly id: number, private readonly h: Helper, wantStderr: boolean) {
     super();
     this.stderr = wantStderr ? new EventEmitter() : null;
+    this.expectAnswer();
   }
 
   kill(): void {
@@ -127,10 +139,30 @@ class HelperChild extends EventEmitter implements RgChild {
     this.killed = true;
     // Messages arrive in order: a kill sent before the helper's answer still finds the child.
     this.h.send({ t: 'kill', id: this.id });
+    this.expectAnswer();
+  }
+
+  /** The helper owes an answer: rg's start (no pid yet) or, once killed, its exit. */
+  private owes(): boolean {
+    return !this.ended && (this.pid === undefined || (this.killed && !this.exit));
+  }
+
+  private expectAnswer(): void {
+    if (this.owed) clearTimeout(this.owed);
+    // The check runs after this process's own poll phase: an answer already waiting in the
+    // channel (this thread was busy) is read first, and is not taken for silence.
+    this.owed = setTimeout(() => setImmediate(() => { if (this.owes()) this.h.unresponsive(); }), HELPER_ANSWER_MS);
+    this.owed.unref();
+  }
+
+  private stopWaiting(): void {
+    if (this.owed) clearTimeout(this.owed);
+    this.owed = null;
   }
 
   onSpawned(pid: number, socket: Socket | undefined): void {
     this.pid = pid;
+    if (!this.killed) this.stopWaiting();
     this.emit('spawn', pid);
     if (!socket) { this.outDone = true; return; }
     this.socket = socket;
@@ -149,6 +181,7 @@ class HelperChild extends EventEmitter implements RgChild {
   fail(code: string, message: string): void {
     if (this.ended) return;
     this.ended = true;
+    this.stopWaiting();
     this.h.forget(this.id);
     // rg may still run (its helper died): its open stdout proves it has not exited, so its pid is still its own.
     if (this.socket && !this.outDone && this.pid) { try { process.kill(this.pid, 'SIGKILL'); } catch { /* gone */ } }
@@ -159,6 +192,7 @@ class HelperChild extends EventEmitter implements RgChild {
   private settle(): void {
     if (this.ended || !this.exit || !this.outDone) return;
     this.ended = true;
+    this.stopWaiting();
     this.h.forget(this.id);
     this.emit('close', this.exit.code, this.exit.signal);
   }
@@ -222,12 +256,21 @@ class Helper {
     if (!this.stopping) helperFailures++;
     this.ready = false;
     if (helper === this) helper = null;
-    for (const run of [...this.runs.values()]) queueMicrotask(() => run.fail('EHELPER', 'the ripgrep starter process exited'));
+    const why = this.silent ? `ripgrep's starter process did not answer for ${HELPER_ANSWER_MS / 1000} s (stopped?) and was killed` : 'ripgrep\'s starter process exited while ripgrep ran';
+    for (const run of [...this.runs.values()]) queueMicrotask(() => run.fail('EHELPER', why));
     try { this.proc.kill('SIGKILL'); } catch { /* gone */ }
   }
 
   stop(): void {
     this.stopping = true;
+    this.die();
+  }
+
+  private silent = false;
+
+  /** A run waited too long for an answer: the helper is wedged; it is killed and counts as died. */
+  unresponsive(): void {
+    this.silent = true;
     this.die();
   }
 }
@@ -306,4 +349,15 @@ export async function helperPidForTests(timeoutMs = 10_000): Promise<number | nu
 export function stopRgHelper(): void {
   helper?.stop();
   helper = null;
+}
+
+/** Tests: stops the helper and forgets how many died, as in a fresh process. */
+export function resetRgHelperForTests(): void {
+  stopRgHelper();
+  helperFailures = 0;
+}
+
+/** The fallback reason for an rg that did not start or whose starter went away (EHELPER: its own words). */
+export function startFailure(what: string, e: NodeJS.ErrnoException): string {
+  return e.code === 'EHELPER' ? e.message : `${what} could not be started: ${e.code ?? e.message}`;
 }

@@ -7,7 +7,7 @@ import { attachContext, cutLine, recordText } from './search-text.js';
 import type { DenyFilter, Selection } from './select.js';
 import { COLLECT_CAP, MAX_LINE_CHARS, type Cap, type EngineResult, type FileHit, type MatchRecord, type Query } from './types.js';
 import { FIFO_REASON, watchFifoOpens } from './rg-watch.js';
-import { spawnRg } from './rg-spawn.js';
+import { spawnRg, startFailure } from './rg-spawn.js';
 
 /** The ripgrep engine: `rg` streamed (JSON for content, NUL-separated names otherwise). */
 
@@ -131,7 +131,7 @@ export function rgListFiles(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'atWorkspaceR
     if (o.signal.aborted) onAbort();
     const finish = () => { fifo.stop(); o.signal.removeEventListener('abort', onAbort); };
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.on('error', (e) => { finish(); reject(new RgUnavailable(`ripgrep could not be started: ${e.code ?? e.message}`)); });
+    child.on('error', (e) => { finish(); reject(new RgUnavailable(startFailure('ripgrep', e))); });
     child.on('close', () => {
       finish();
       if (o.signal.aborted) reject(new ToolError('Cancelled', 'The search was cancelled.'));
@@ -263,7 +263,7 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
       clearTimeout(timer);
       fifo.stop();
       o.signal.removeEventListener('abort', onAbort);
-      reject(new RgUnavailable(`ripgrep could not be started: ${e.code ?? e.message}`));
+      reject(new RgUnavailable(startFailure('ripgrep', e)));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
