@@ -245,6 +245,26 @@ test('the starter\'s IPC channel cannot be opened through /proc by another proce
   }
 });
 
+for (const way of ['directly', 'through the starter'] as const) test(`a NUL byte in a grep pattern or glob (spawn refuses the argument), rg started ${way}: a clear answer from the built-in engine, never an internal error`, { skip: way === 'through the starter' ? skipHelper : false }, async (t) => {
+  if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
+  resetRgHelperForTests();
+  const saved = process.env.TOOLGATE_RG_HELPER;
+  if (way === 'directly') process.env.TOOLGATE_RG_HELPER = 'off';
+  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_RG_HELPER; else process.env.TOOLGATE_RG_HELPER = saved; });
+  const d = tempDir('tg-review-spawn-');
+  t.after(d.cleanup);
+  writeFileSync(path.join(d.dir, 'a.txt'), 'needle\n');
+  const h = harness(t, d.dir);
+  if (way === 'through the starter') assert.ok(await helperPidForTests());
+  for (const args of [{ pattern: 'a\u0000b' }, { pattern: 'needle', glob: 'a\u0000*' }, { pattern: 'needle', output_mode: 'count', glob: '*.txt\u0000' }]) {
+    const r = await h.call('grep', args) as Env;
+    assert.notEqual(r.error?.code, 'Internal', `${JSON.stringify(args)}: ${r.error?.message}`);
+    if (r.ok) assert.equal(r.data?.engine, 'builtin');
+  }
+  const control = await h.call('grep', { pattern: 'needle', output_mode: 'count' }) as Env;
+  assert.equal(control.data?.engine, 'ripgrep', 'control: rg runs for a plain pattern');
+});
+
 // ---------------------------------------------------------------------------------------------
 // A stopped or dying starter: every call still ends, in about its time cap, with right answers.
 

@@ -320,7 +320,14 @@ export function spawnRg(bin: string, args: string[], o: RgSpawnOptions): RgChild
 }
 
 function direct(bin: string, args: string[], o: RgSpawnOptions): RgChild {
-  const child = spawn(bin, args, { cwd: o.cwd, stdio: ['ignore', 'pipe', o.stderr ? 'pipe' : 'ignore'] });
+  let child: ChildProcess;
+  try {
+    child = spawn(bin, args, { cwd: o.cwd, stdio: ['ignore', 'pipe', o.stderr ? 'pipe' : 'ignore'] });
+  } catch (e) {
+    // Arguments spawn refuses (a NUL byte in a pattern or glob): an error event, as from the
+    // helper, so the caller falls back instead of failing the call.
+    return refused(e as NodeJS.ErrnoException);
+  }
   const wrapped = Object.assign(new EventEmitter(), {
     get pid() { return child.pid; },
     stdout: child.stdout!,
@@ -331,6 +338,14 @@ function direct(bin: string, args: string[], o: RgSpawnOptions): RgChild {
   child.on('error', (e) => wrapped.emit('error', e));
   child.on('close', (code, signal) => wrapped.emit('close', code, signal));
   return wrapped as unknown as RgChild;
+}
+
+/** A start spawn refused at once: no process, an 'error' event on the next turn. */
+function refused(e: NodeJS.ErrnoException): RgChild {
+  const err = Object.assign(new Error(e.message), { code: e.code ?? 'EINVAL' });
+  const r = Object.assign(new EventEmitter(), { pid: undefined, stdout: new EventEmitter(), stderr: null, kill: () => {} });
+  process.nextTick(() => r.emit('error', err));
+  return r as unknown as RgChild;
 }
 
 /** For tests: the helper's pid once it is ready (starting it if needed), or null when it is not used. */
