@@ -11,10 +11,13 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { CLI, Harness, tempDir, withEngine } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
-import { helperPidForTests, resetRgHelperForTests, spawnRg, type RgChild } from '../../src/tools/grep/rg-spawn.js';
+import { helperPidForTests, resetRgHelperForTests, RG_STARTER_TITLE, spawnRg, type RgChild } from '../../src/tools/grep/rg-spawn.js';
 
 const skipHelper = process.platform !== 'linux' ? 'the rg starter process is Linux only'
   : /^(off|0|false|no|none)$/i.test(process.env.TOOLGATE_RG_HELPER?.trim() ?? '') ? 'TOOLGATE_RG_HELPER=off' : false;
+
+// The server starts rg itself while it is small (HELPER_MIN_RSS): these tests are about the starter.
+if (!skipHelper) process.env.TOOLGATE_RG_HELPER = 'always';
 
 type GrepData = { engine: string; capped?: string | null; fallback_reason: string | null; counts?: { file: string; count: number }[]; matches?: { file: string; line: number; text: string }[]; files?: string[]; total_files: number };
 type Env = { ok: boolean; status?: string; data?: GrepData; error?: { code: string; message: string } };
@@ -121,7 +124,7 @@ for (const ending of ['stdin closed', 'SIGTERM', 'SIGKILL'] as const) test(`a re
   assert.equal((await grep({ pattern: 'needle', output_mode: 'count' })).engine, 'ripgrep');
   const serverPid = child.pid!;
   let helperPid = 0;
-  assert.ok(await until(() => { helperPid = childrenOf(serverPid).find((c) => c.cmd.includes(' -e '))?.pid ?? 0; return helperPid > 0; }), 'a starter process runs beside the server');
+  assert.ok(await until(() => { helperPid = childrenOf(serverPid).find((c) => c.cmd.includes(RG_STARTER_TITLE))?.pid ?? 0; return helperPid > 0; }), 'a starter process runs beside the server');
   await sleep(300);
   for (let i = 0; i < 6; i++) {
     const r = await grep({ pattern: 'needle', output_mode: i % 2 ? 'count' : 'content', head_limit: 1000 });
