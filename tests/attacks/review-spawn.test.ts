@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CLI, Harness, tempDir, withEngine } from '../../src/testing/helpers.js';
+import { CLI, Harness, tempDir, whileSwapping, withEngine } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { helperPidForTests, resetRgHelperForTests, RG_STARTER_TITLE, spawnRg, type RgChild } from '../../src/tools/grep/rg-spawn.js';
 
@@ -212,6 +212,44 @@ test('300 greps and globs through the starter leave no descriptor open in the se
   assert.ok(after <= before + 2, `descriptors in the server: ${before} before, ${after} after 300 calls`);
   assert.equal(await helperPidForTests(), hp, 'one starter served them all');
   assert.ok(await until(() => childrenOf(hp).length === 0, 3000), `the starter has children left (zombies?): ${JSON.stringify(childrenOf(hp))}`);
+});
+
+test('the pin holds through the starter: a searched folder swapped for a link to an outside folder while greps and globs run never shows the outside folder (rg\'s cwd is /proc/<server pid>/fd/N, read by the starter\'s child)', { skip: skipHelper }, async (t) => {
+  if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
+  resetRgHelperForTests();
+  const d = tempDir('tg-review-spawn-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  const out = path.join(d.dir, 'outside');
+  mkdirSync(path.join(ws, 'sub'), { recursive: true });
+  mkdirSync(out);
+  for (let i = 0; i < 5; i++) {
+    writeFileSync(path.join(ws, 'sub', `in${i}.txt`), 'needle inside\n');
+    writeFileSync(path.join(out, `out${i}.txt`), 'needle OUTSIDE-SECRET\n');
+  }
+  const saved = process.env.TOOLGATE_GLOB_WALK_MAX;
+  process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_GLOB_WALK_MAX; else process.env.TOOLGATE_GLOB_WALK_MAX = saved; });
+  const h = harness(t, ws);
+  assert.ok(await helperPidForTests(), 'the starter is ready');
+  const calm = await h.call('grep', { pattern: 'needle', path: 'sub', output_mode: 'content' }) as Env;
+  assert.equal(calm.data?.engine, 'ripgrep');
+  assert.equal(calm.data?.matches?.length, 5, 'control: the folder\'s own files are found');
+  let leaked = 0;
+  let found = 0;
+  const runs = await whileSwapping(path.join(ws, 'sub'), out, 3000, async () => {
+    const [g, c, l] = await Promise.all([
+      h.call('grep', { pattern: 'needle', path: 'sub', output_mode: 'content' }) as Promise<Env>,
+      h.call('grep', { pattern: 'needle', path: 'sub', output_mode: 'count' }) as Promise<Env>,
+      h.call('glob', { pattern: '**/*.txt', path: 'sub' }) as Promise<GlobEnv>,
+    ]);
+    const shown = JSON.stringify([g, c, l]);
+    if (/OUTSIDE-SECRET|out\d\.txt/.test(shown)) leaked++;
+    if ((g.data?.matches?.length ?? 0) > 0) found++;
+  });
+  assert.ok(runs > 5, `control: ${runs} rounds ran`);
+  assert.ok(found > 0, 'control: some searches found the folder\'s own files while it was swapped');
+  assert.equal(leaked, 0, `the outside folder reached ${leaked} of ${runs} rounds`);
 });
 
 test('shell text in the pattern and in file names is never run: the starter runs rg with an argument list', { skip: skipHelper }, async (t) => {
