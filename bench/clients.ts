@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { childrenMap } from '../src/exec/kill.js';
 import { RG_STARTER_TITLE } from '../src/tools/grep/rg-spawn.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -58,19 +59,10 @@ export function peakRssMb(pid: number | null): number | undefined {
 
 /** The pids of a process's children whose command line contains `marker` (Linux /proc). */
 export function childPids(pid: number, marker?: string): number[] {
-  const out: number[] = [];
-  let names: string[];
-  try { names = readdirSync('/proc'); } catch { return out; }
-  for (const p of names) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue;
-      if (marker && !readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker)) continue;
-      out.push(Number(p));
-    } catch { /* gone */ }
-  }
-  return out;
+  return (childrenMap().get(pid) ?? []).filter((p) => {
+    if (!marker) return true;
+    try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker); } catch { return false; }
+  });
 }
 
 /** Memory only this process holds, MB (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup): its share beyond what it maps in common with others, such as the node binary. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Children of every process, from /proc (Linux); empty elsewhere. */
-function childrenMap(): Map<number, number[]> {
+export function childrenMap(): Map<number, number[]> {
   const m = new Map<number, number[]>();
   let entries: string[];
   try { entries = readdirSync('/proc'); } catch { return m; }

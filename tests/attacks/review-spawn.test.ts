@@ -163,12 +163,26 @@ for (const ending of ['stdin closed', 'SIGTERM', 'SIGKILL'] as const) test(`a re
 // ---------------------------------------------------------------------------------------------
 // In-process: integrity, leaks, injection.
 
-test('24 greps at once through the starter (content, count, files, small head_limit that stops rg early) give what the built-in engine gives', { skip: skipHelper }, async (t) => {
-  if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
+/** A fresh starter and a tree made by bigTree, or null (and the test skipped) without ripgrep. */
+async function rgTree(t: { skip(why: string): void; after(fn: () => void): void }, ...dims: number[]): Promise<{ dir: string } | null> {
+  if (!(await locateRg())) { t.skip('needs ripgrep (rg) on PATH'); return null; }
   resetRgHelperForTests();
   const d = tempDir('tg-review-spawn-');
   t.after(d.cleanup);
-  bigTree(d.dir);
+  bigTree(d.dir, ...dims);
+  return d;
+}
+
+/** glob through ripgrep even on these small trees (TOOLGATE_GLOB_WALK_MAX=0), for this test only. */
+function globAlwaysRg(t: { after(fn: () => void): void }): void {
+  const saved = process.env.TOOLGATE_GLOB_WALK_MAX;
+  process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_GLOB_WALK_MAX; else process.env.TOOLGATE_GLOB_WALK_MAX = saved; });
+}
+
+test('24 greps at once through the starter (content, count, files, small head_limit that stops rg early) give what the built-in engine gives', { skip: skipHelper }, async (t) => {
+  const d = await rgTree(t);
+  if (!d) return;
   const h = harness(t, d.dir);
   assert.ok(await helperPidForTests(), 'the starter process is ready');
   const queries = Array.from({ length: 24 }, (_, i) => ({
@@ -188,14 +202,9 @@ test('24 greps at once through the starter (content, count, files, small head_li
 });
 
 test('300 greps and globs through the starter leave no descriptor open in the server and no child of the starter', { skip: skipHelper }, async (t) => {
-  if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
-  resetRgHelperForTests();
-  const d = tempDir('tg-review-spawn-');
-  t.after(d.cleanup);
-  bigTree(d.dir, 10, 20);
-  const saved = process.env.TOOLGATE_GLOB_WALK_MAX;
-  process.env.TOOLGATE_GLOB_WALK_MAX = '0';
-  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_GLOB_WALK_MAX; else process.env.TOOLGATE_GLOB_WALK_MAX = saved; });
+  const d = await rgTree(t, 10, 20);
+  if (!d) return;
+  globAlwaysRg(t);
   const h = harness(t, d.dir);
   const hp = await helperPidForTests();
   assert.ok(hp);
@@ -227,9 +236,7 @@ test('the pin holds through the starter: a searched folder swapped for a link to
     writeFileSync(path.join(ws, 'sub', `in${i}.txt`), 'needle inside\n');
     writeFileSync(path.join(out, `out${i}.txt`), 'needle OUTSIDE-SECRET\n');
   }
-  const saved = process.env.TOOLGATE_GLOB_WALK_MAX;
-  process.env.TOOLGATE_GLOB_WALK_MAX = '0';
-  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_GLOB_WALK_MAX; else process.env.TOOLGATE_GLOB_WALK_MAX = saved; });
+  globAlwaysRg(t);
   const h = harness(t, ws);
   assert.ok(await helperPidForTests(), 'the starter is ready');
   const calm = await h.call('grep', { pattern: 'needle', path: 'sub', output_mode: 'content' }) as Env;
@@ -310,11 +317,8 @@ for (const way of ['directly', 'through the starter'] as const) test(`a NUL byte
 // A stopped or dying starter: every call still ends, in about its time cap, with right answers.
 
 test('a stopped starter process (SIGSTOP) does not hold grep: it answers in seconds with the right counts, and later ones too', { skip: skipHelper }, async (t) => {
-  if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
-  resetRgHelperForTests();
-  const d = tempDir('tg-review-spawn-');
-  t.after(d.cleanup);
-  bigTree(d.dir, 5, 5);
+  const d = await rgTree(t, 5, 5);
+  if (!d) return;
   process.env.TOOLGATE_GREP_TIME_CAP_MS = '20000';
   t.after(() => { delete process.env.TOOLGATE_GREP_TIME_CAP_MS; });
   const h = harness(t, d.dir);
@@ -357,14 +361,9 @@ test('a starter stopped while rg runs: a kill (deadline, cancel) still ends the 
 });
 
 test('glob (ripgrep engine) with a stopped starter answers in seconds with every file', { skip: skipHelper }, async (t) => {
-  if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
-  resetRgHelperForTests();
-  const d = tempDir('tg-review-spawn-');
-  t.after(d.cleanup);
-  bigTree(d.dir, 5, 5);
-  const saved = process.env.TOOLGATE_GLOB_WALK_MAX;
-  process.env.TOOLGATE_GLOB_WALK_MAX = '0';
-  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_GLOB_WALK_MAX; else process.env.TOOLGATE_GLOB_WALK_MAX = saved; });
+  const d = await rgTree(t, 5, 5);
+  if (!d) return;
+  globAlwaysRg(t);
   const h = harness(t, d.dir);
   const hp = await helperPidForTests();
   assert.ok(hp);
@@ -379,11 +378,8 @@ test('glob (ripgrep engine) with a stopped starter answers in seconds with every
 });
 
 test('the starter killed again and again while greps run: every answer is right, the fallback says why, and after 3 deaths rg is started directly', { skip: skipHelper }, async (t) => {
-  if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
-  resetRgHelperForTests();
-  const d = tempDir('tg-review-spawn-');
-  t.after(d.cleanup);
-  bigTree(d.dir);
+  const d = await rgTree(t);
+  if (!d) return;
   const h = harness(t, d.dir);
   const q = { pattern: 'needle', output_mode: 'count' as const, head_limit: 2000 };
   const want = await withEngine('builtin', () => h.call('grep', q) as Promise<Env>);
