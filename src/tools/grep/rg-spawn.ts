@@ -1,279 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import type { Socket } from 'node:net';
+import { Helper, type RgChild, type RgSpawnOptions } from './rg-starter.js';
+
+export { RG_STARTER_TITLE, HELPER_ANSWER_MS, type RgChild, type RgSpawnOptions } from './rg-starter.js';
 
 /**
  * Starting ripgrep without forking the server. On Linux, libuv starts a child with fork(), and a
  * fork copies the parent's page tables: measured here, 0.9 ms from a 46 MB Node process and
  * 3 ms from a 209 MB one, all of it on the server's only JavaScript thread. A server under load
  * holds 150–180 MB, and every grep and every glob of a large folder starts one rg. So rg is
- * started by a small helper process (plain Node, no toolgate code, ~35 MB), which hands the read
+ * started by a small helper process (plain Node, no toolgate code; 42 MB resident, ~7 MB of it its own), which hands the read
  * end of rg's stdout back over its IPC channel (SCM_RIGHTS): the server then reads rg's output
  * exactly as from a child of its own, and rg's start no longer blocks the server's thread.
  *
  * The helper is started on the first rg start while the server's resident set is at least
  * HELPER_MIN_RSS (that start itself runs directly: no wait for the helper); later ones go through it
- * once it said it is ready. If it cannot start or dies, rg is
- * started directly again (runs it had in flight end with an error, and their callers fall back as
- * for any rg failure). TOOLGATE_RG_HELPER=off turns it off. Only on Linux.
+ * once it said it is ready. If it dies or is wedged, a new one is started (runs it had in flight end
+ * with an error, and their callers fall back as for any rg failure); after MAX_HELPER_FAILURES rg
+ * is started directly. TOOLGATE_RG_HELPER=off turns it off. Only on Linux.
  */
-
-/** What callers use of a started rg: the subset of ChildProcess they need. */
-export interface RgChild {
-  /** rg's process id, once known (through the helper, one message later than the start). */
-  readonly pid: number | undefined;
-  readonly stdout: { on(ev: 'data', cb: (chunk: Buffer) => void): unknown };
-  readonly stderr: { on(ev: 'data', cb: (chunk: Buffer) => void): unknown } | null;
-  /** SIGKILL, also when called before the pid is known. */
-  kill(): void;
-  on(ev: 'error', cb: (e: NodeJS.ErrnoException) => void): this;
-  on(ev: 'close', cb: (code: number | null, signal: NodeJS.Signals | null) => void): this;
-  on(ev: 'spawn', cb: (pid: number) => void): this;
-}
-
-export interface RgSpawnOptions {
-  /** rg's working directory. Never a /proc/self path: the helper would read its own. */
-  cwd: string;
-  /** Collect stderr (else it is discarded). */
-  stderr: boolean;
-}
-
-/** How the helper shows in ps and /proc/PID/cmdline. */
-export const RG_STARTER_TITLE = 'toolgate-rg-starter';
-
-// The helper's whole program, run with `node -e`: it starts what it is told with stdout a pipe
-// it never reads (the read end goes to the server), collects stderr, and reports the exit. When
-// the server goes away (its end of the channel closes), it kills what it started and exits.
-const HELPER_SOURCE = String.raw`
-'use strict';
-process.title = ${JSON.stringify(RG_STARTER_TITLE)};
-const { spawn } = require('node:child_process');
-const kids = new Map();
-const STDERR_MAX = 65536;
-process.on('message', (m) => {
-  if (!m || typeof m !== 'object') return;
-  if (m.t === 'kill') { const k = kids.get(m.id); if (k && k.exitCode === null && k.signalCode === null) k.kill('SIGKILL'); return; }
-  if (m.t !== 'spawn') return;
-  let child;
-  try {
-    child = spawn(m.bin, m.args, { cwd: m.cwd, stdio: ['ignore', 'pipe', m.stderr ? 'pipe' : 'ignore'] });
-  } catch (e) {
-    process.send({ t: 'error', id: m.id, code: e.code || 'EINVAL', message: String(e.message) });
-    return;
-  }
-  // Node starts reading a child's stdout at once; stop it in this same turn (nothing is read
-  // before the event loop runs again), so that every byte rg writes reaches the server.
-  if (child.stdout._handle) child.stdout._handle.readStop();
-  let err = '';
-  let exit = null;
-  let errDone = !child.stderr;
-  let failed = false;
-  const done = () => {
-    if (failed || !exit || !errDone) return;
-    kids.delete(m.id);
-    process.send({ t: 'exit', id: m.id, code: exit[0], signal: exit[1], stderr: err });
-  };
-  if (child.stderr) {
-    child.stderr.on('data', (c) => { if (err.length < STDERR_MAX) err += c.toString('utf8'); });
-    child.stderr.on('close', () => { errDone = true; done(); });
-  }
-  child.on('error', (e) => {
-    if (failed) return;
-    failed = true;
-    kids.delete(m.id);
-    try { child.stdout.destroy(); } catch {}
-    process.send({ t: 'error', id: m.id, code: e.code || 'EIO', message: String(e.message) });
-  });
-  child.on('exit', (code, signal) => { exit = [code, signal]; done(); });
-  if (child.pid === undefined) return;
-  kids.set(m.id, child);
-  // The pipe's read end leaves with this message; this process's copy is closed once it is sent.
-  process.send({ t: 'spawned', id: m.id, pid: child.pid }, child.stdout);
-});
-process.on('disconnect', () => {
-  for (const k of kids.values()) { try { k.kill('SIGKILL'); } catch {} }
-  process.exit(0);
-});
-process.send({ t: 'ready' });
-`;
-
-/**
- * How long the helper may take to answer what it owes (rg started, or rg's exit after a kill)
- * before it is taken for wedged (stopped, starved) and killed: its runs then end with EHELPER and
- * their callers fall back, as when it dies. Without this a stopped helper held every search past
- * its time cap (the kill a deadline sends waited in the channel). Starting or killing rg takes it
- * milliseconds.
- */
-export const HELPER_ANSWER_MS = 3000;
-
-/** Settings of the helper's own Node: a small heap (it holds no data) keeps its footprint small. */
-const HELPER_NODE_ARGS = ['--max-old-space-size=24', '--max-semi-space-size=1'];
-
-type HelperMsg =
-  | { t: 'ready' }
-  | { t: 'spawned'; id: number; pid: number }
-  | { t: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null; stderr: string }
-  | { t: 'error'; id: number; code: string; message: string };
-
-class HelperChild extends EventEmitter implements RgChild {
-  pid: number | undefined;
-  readonly stdout = new EventEmitter();
-  readonly stderr: EventEmitter | null;
-  private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  private outDone = false;
-  private ended = false;
-  /** rg's stdout, once it arrived. */
-  socket: Socket | null = null;
-  killed = false;
-  /** Runs out when the helper owes an answer for too long (HELPER_ANSWER_MS). */
-  private owed: NodeJS.Timeout | null = null;
-
-  constructor(readonly id: number, private readonly h: Helper, wantStderr: boolean) {
-    super();
-    this.stderr = wantStderr ? new EventEmitter() : null;
-    this.expectAnswer();
-  }
-
-  kill(): void {
-    if (this.killed || this.ended) return;
-    this.killed = true;
-    // Messages arrive in order: a kill sent before the helper's answer still finds the child.
-    this.h.send({ t: 'kill', id: this.id });
-    this.expectAnswer();
-  }
-
-  /** The helper owes an answer: rg's start (no pid yet) or, once killed, its exit. */
-  private owes(): boolean {
-    return !this.ended && (this.pid === undefined || (this.killed && !this.exit));
-  }
-
-  private expectAnswer(): void {
-    if (this.owed) clearTimeout(this.owed);
-    // The check runs after this process's own poll phase: an answer already waiting in the
-    // channel (this thread was busy) is read first, and is not taken for silence.
-    this.owed = setTimeout(() => setImmediate(() => { if (this.owes()) this.h.unresponsive(); }), HELPER_ANSWER_MS);
-    this.owed.unref();
-  }
-
-  private stopWaiting(): void {
-    if (this.owed) clearTimeout(this.owed);
-    this.owed = null;
-  }
-
-  onSpawned(pid: number, socket: Socket | undefined): void {
-    this.pid = pid;
-    if (!this.killed) this.stopWaiting();
-    this.emit('spawn', pid);
-    if (!socket) { this.outDone = true; return; }
-    this.socket = socket;
-    socket.on('data', (c: Buffer) => this.stdout.emit('data', c));
-    socket.on('error', () => { /* ends in close */ });
-    socket.on('close', () => { this.outDone = true; this.settle(); });
-  }
-
-  onExit(code: number | null, signal: NodeJS.Signals | null, stderr: string): void {
-    this.exit = { code, signal };
-    if (stderr && this.stderr) this.stderr.emit('data', Buffer.from(stderr, 'utf8'));
-    this.settle();
-  }
-
-  /** The helper could not start rg, or the helper itself went away. */
-  fail(code: string, message: string): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.stopWaiting();
-    this.h.forget(this.id);
-    // rg may still run (its helper died): its open stdout proves it has not exited, so its pid is still its own.
-    if (this.socket && !this.outDone && this.pid) { try { process.kill(this.pid, 'SIGKILL'); } catch { /* gone */ } }
-    this.socket?.destroy();
-    this.emit('error', Object.assign(new Error(message), { code }));
-  }
-
-  private settle(): void {
-    if (this.ended || !this.exit || !this.outDone) return;
-    this.ended = true;
-    this.stopWaiting();
-    this.h.forget(this.id);
-    this.emit('close', this.exit.code, this.exit.signal);
-  }
-}
-
-class Helper {
-  readonly proc: ChildProcess;
-  ready = false;
-  dead = false;
-  private readonly runs = new Map<number, HelperChild>();
-  private nextId = 1;
-
-  constructor() {
-    this.proc = spawn(process.execPath, [...HELPER_NODE_ARGS, '-e', HELPER_SOURCE], {
-      // Nothing of the helper may reach stdout, the protocol channel in stdio mode.
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      env: { ...process.env, NODE_OPTIONS: '' },
-      serialization: 'json',
-    });
-    this.proc.unref();
-    this.proc.channel?.unref();
-    this.proc.on('message', (m: HelperMsg, handle: unknown) => this.onMessage(m, handle as Socket | undefined));
-    this.proc.on('error', () => this.die());
-    this.proc.on('exit', () => this.die());
-    this.proc.on('disconnect', () => this.die());
-  }
-
-  private onMessage(m: HelperMsg, handle: Socket | undefined): void {
-    if (m.t === 'ready') { this.ready = true; return; }
-    const run = this.runs.get(m.id);
-    if (!run) { (handle as Socket | undefined)?.destroy(); return; }
-    if (m.t === 'spawned') run.onSpawned(m.pid, handle);
-    else if (m.t === 'exit') run.onExit(m.code, m.signal, m.stderr);
-    else if (m.t === 'error') run.fail(m.code, m.message);
-  }
-
-  start(bin: string, args: string[], o: RgSpawnOptions): HelperChild {
-    const run = new HelperChild(this.nextId++, this, o.stderr);
-    this.runs.set(run.id, run);
-    // While a run is in flight the channel keeps the event loop alive (its answer must arrive).
-    if (this.runs.size === 1) this.proc.channel?.ref();
-    this.send({ t: 'spawn', id: run.id, bin, args, cwd: o.cwd, stderr: o.stderr });
-    return run;
-  }
-
-  send(m: object): void {
-    if (this.dead) return;
-    try { this.proc.send(m); } catch { this.die(); }
-  }
-
-  forget(id: number): void {
-    this.runs.delete(id);
-    if (this.runs.size === 0) this.proc.channel?.unref();
-  }
-
-  private stopping = false;
-
-  private die(): void {
-    if (this.dead) return;
-    this.dead = true;
-    if (!this.stopping) helperFailures++;
-    this.ready = false;
-    if (helper === this) helper = null;
-    const why = this.silent ? `ripgrep's starter process did not answer for ${HELPER_ANSWER_MS / 1000} s (stopped?) and was killed` : 'ripgrep\'s starter process exited while ripgrep ran';
-    for (const run of [...this.runs.values()]) queueMicrotask(() => run.fail('EHELPER', why));
-    try { this.proc.kill('SIGKILL'); } catch { /* gone */ }
-  }
-
-  stop(): void {
-    this.stopping = true;
-    this.die();
-  }
-
-  private silent = false;
-
-  /** A run waited too long for an answer: the helper is wedged; it is killed and counts as died. */
-  unresponsive(): void {
-    this.silent = true;
-    this.die();
-  }
-}
 
 let helper: Helper | null = null;
 let helperFailures = 0;
@@ -304,7 +49,11 @@ function readyHelper(): Helper | null {
   if (!useHelper() || helperFailures >= MAX_HELPER_FAILURES) return null;
   if (helper && !helper.dead) return helper.ready ? helper : null;
   try {
-    helper = new Helper();
+    const h: Helper = new Helper((unexpected) => {
+      if (unexpected) helperFailures++;
+      if (helper === h) helper = null;
+    });
+    helper = h;
   } catch {
     helperFailures++;
   }
