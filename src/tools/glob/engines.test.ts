@@ -32,7 +32,15 @@ rules:
   - { tool: "*", path: "src/**/*.ask.h", decision: ask }
 `;
 
-function fixture() {
+// The same, without ask rules: glob then lists through rg with a file-name --glob override
+// (which rg applies instead of the ignore files and the hidden test to the files it matches).
+const POLICY_NO_ASK = `
+rules:
+  - { tool: glob, path: "private/**", decision: deny }
+  - { tool: "*", path: "denied-all/**", decision: deny }
+`;
+
+function fixture(policy = POLICY) {
   const t = tempDir('tg-glob-eng-');
   const ws = path.join(t.dir, 'ws');
   const out = path.join(t.dir, 'outside');
@@ -41,7 +49,9 @@ function fixture() {
   write(out, `deep/${OUTSIDE_MARK}-deep.h`);
   const files = [
     // The kernel's root .gitignore: it starts with `.*`, then re-includes a few dot-files.
-    ['.gitignore', '.*\n*.o\n*.log\nbuild/\n/vmlinux*\n!.gitignore\n!.mailmap\n'],
+    ['.gitignore', '.*\n*.o\n*.log\nbuild/\n/vmlinux*\nign.h/\n!.gitignore\n!.mailmap\n'],
+    // Folders named like the pattern: an ignored one and a hidden one (an override glob matches folders too).
+    ['src/ign.h/in.h', ''], ['src/.dot.h/in.h', ''],
     ['.mailmap', ''], ['.clang-format', ''], ['vmlinux.h', ''], ['top.h', ''], ['README', ''], ['x.log', ''],
     ['src/a.c', ''], ['src/a.h', ''], ['src/a.o', ''], ['src/x.ask.h', ''], ['src/sub/b.h', ''], ['src/sub/.hidden.h', ''],
     ['src/sub/.gitignore', 'gen*.h\n!gen-keep.h\n'], ['src/sub/gen1.h', ''], ['src/sub/gen-keep.h', ''], ['src/sub/deeper/vmlinux.h', ''],
@@ -66,7 +76,7 @@ function fixture() {
     symlinkSync(path.join(ws, 'top.h'), path.join(ws, l));
   }
   const state = path.join(t.dir, 'state');
-  const h = new Harness([ws], { policy: policyFromYaml(POLICY), stateDir: state });
+  const h = new Harness([ws], { policy: policyFromYaml(policy), stateDir: state });
   return { ws, out, h, done: () => { h.close(); t.cleanup(); } };
 }
 
@@ -147,6 +157,33 @@ test('glob engines: ripgrep and the built-in walker give the same answer on ever
       assert.deepEqual(leaks(a, args), [], `${what} (ripgrep)`);
       assert.deepEqual(leaks(b, args), [], `${what} (walker)`);
     }
+  } finally {
+    s.done();
+  }
+});
+
+test('glob engines: without ask rules (ripgrep lists through a file-name --glob override) both engines still give the same answer on every case', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
+  const s = fixture(POLICY_NO_ASK);
+  try {
+    for (const [args] of CASES) {
+      const a = await globWith(s.h, 'rg', args);
+      const b = await globWith(s.h, 'builtin', args);
+      const what = JSON.stringify(args);
+      assert.deepEqual(comparable(a), comparable(b), `${what}: ripgrep ${JSON.stringify(a.data ?? a.error)} vs walker ${JSON.stringify(b.data ?? b.error)}`);
+      const files = JSON.stringify(a.data?.files ?? []);
+      for (const never of [OUTSIDE_MARK, '.env', 'server.pem', 'private/', 'denied-all/', 'link-outdir/']) assert.ok(!files.includes(never), `${what}: ${never}`);
+    }
+    // What the override would bring in and the walker's rules leave out: a file an ignore file
+    // names (the root's /vmlinux*, src/sub's gen*.h), a hidden file, and what lies in an ignored
+    // or hidden folder whose own name matches.
+    const h = await globWith(s.h, 'rg', { pattern: '**/*.h' });
+    assert.deepEqual(h.data.files, ['asked/a.h', 'asked/link.h', 'asked/more/b.h', 'broken.h', 'keys/ok.h', 'lib/y.h', 'link-in.h', 'link-out.h', 'only-links/l.h', 'src/a.h', 'src/sub-link.h', 'src/sub/b.h', 'src/sub/deeper/vmlinux.h', 'src/sub/gen-keep.h', 'src/x.ask.h', 'top.h']);
+    const sub = await globWith(s.h, 'rg', { pattern: '*.h', path: 'src/sub' });
+    assert.deepEqual(sub.data.files, ['src/sub/b.h', 'src/sub/gen-keep.h']);
+    const shown = await globWith(s.h, 'rg', { pattern: '**/*.h', path: 'src', hidden: true, gitignore: false });
+    for (const f of ['src/ign.h/in.h', 'src/.dot.h/in.h', 'src/sub/.hidden.h', 'src/sub/gen1.h']) assert.ok(shown.data.files.includes(f), f);
   } finally {
     s.done();
   }
