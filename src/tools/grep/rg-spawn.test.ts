@@ -167,4 +167,44 @@ c.on('close', (code) => { process.stderr.write('got ' + out.trim() + ' ' + code 
   assert.ok(await until(() => !alive(hp)), 'the starter process exited with its parent');
 });
 
+test('a large server starting rg now and then starts it itself; one starting it 20 times a second or more goes through the starter', { skip: skipHelper }, async (t) => {
+  const d = tempDir('tg-rg-rate-');
+  t.after(d.cleanup);
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const script = path.join(d.dir, 'rate.mts');
+  writeFileSync(script, `
+import { readFileSync } from 'node:fs';
+import { spawnRg, stopRgHelper, HELPER_MIN_RSS } from ${JSON.stringify(path.join(here, 'rg-spawn.ts'))};
+// A resident set past HELPER_MIN_RSS, touched so that it is resident.
+const big = Buffer.alloc(HELPER_MIN_RSS + 32 * 1024 * 1024, 1);
+const parent = (pid) => Number(readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')[1]);
+const start = () => new Promise((resolve, reject) => {
+  const c = spawnRg('sleep', ['5'], { cwd: '/', stderr: false });
+  let p = 0;
+  c.on('spawn', (pid) => { p = parent(pid); c.kill(); });
+  c.on('error', reject);
+  c.on('close', () => resolve(p));
+});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const slow = [];
+for (let i = 0; i < 6; i++) { slow.push(await start()); await sleep(250); }
+const fast = [];
+for (let i = 0; i < 60; i++) { fast.push(await start()); if (i >= 25 && fast[i] !== process.pid) break; await sleep(5); }
+process.stderr.write(JSON.stringify({ me: process.pid, slow, fast, big: big.length }) + '\\n');
+stopRgHelper();
+`);
+  const env = { ...process.env };
+  delete env.TOOLGATE_RG_HELPER;
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let err = '';
+  child.stderr.on('data', (b) => { err += b; });
+  const code = await new Promise((r) => child.on('exit', r));
+  assert.equal(code, 0, err);
+  const r = JSON.parse(err.trim().split('\n').pop()!) as { me: number; slow: number[]; fast: number[] };
+  assert.deepEqual(r.slow, r.slow.map(() => r.me), 'four starts a second: each started by the process itself');
+  assert.ok(r.fast.slice(0, 19).every((p) => p === r.me), 'the first starts of a burst, before the rate is reached, run directly');
+  const last = r.fast[r.fast.length - 1]!;
+  assert.notEqual(last, r.me, `a burst goes through the starter once it is ready: ${JSON.stringify(r.fast)}`);
+});
+
 test.after(() => stopRgHelper());
