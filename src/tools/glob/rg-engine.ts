@@ -40,13 +40,25 @@ export interface EngineOutput {
   quiet: number;
 }
 
-/** The pattern's last segment as an rg file-name glob (a pre-filter), when it is certainly a superset. */
+/** One alternative inside braces: plain name characters, no `..` (which picomatch reads as a range). */
+const ALT = '(?:(?!\\.\\.)[A-Za-z0-9._*?-])+';
+/** Names rg's globs and picomatch read alike: plain characters and `{a,b}` groups of two or more alternatives, not nested. */
+const PLAIN_NAME = new RegExp(`^(?:[A-Za-z0-9._*?,-]|\\{${ALT}(?:,${ALT})+\\})+$`);
+
+/**
+ * The pattern's last segment as an rg file-name glob (a pre-filter), when it is certainly a
+ * superset of what the pattern matches: braces only as `{a,b}` (picomatch takes `{a}`, `{}`,
+ * `{a,}` and stray braces literally, expands `{1..3}`, and rg refuses nested ones), `?` widened
+ * to `*` (one UTF-16 unit to picomatch, one character to rg). None when every name passes
+ * (`*`): rg would then enter every ignored folder (an override admits what it matches).
+ */
 export function nameFilter(compiled: CompiledPattern): string | null {
   if (CASE_INSENSITIVE_FS) return null;
   const segs = splitSegments(compiled.pattern);
   const last = segs?.[segs.length - 1];
-  if (!last || last.includes('**') || !/^[A-Za-z0-9._*?{},-]+$/.test(last)) return null;
-  return last;
+  if (!last || last.includes('**') || !PLAIN_NAME.test(last)) return null;
+  const name = last.replace(/\?/g, '*');
+  return /^\*+$/.test(name) ? null : name;
 }
 
 interface DirState {
@@ -90,14 +102,18 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   // The deny lists are not handed to rg as exclusions: matching them costs rg more than the
   // filter below, which judges every entry anyway.
   const args: string[] = [];
-  if (o.hidden) args.push('--hidden', `--glob=!${STATE_DIR_NAME}/`);
-  if (o.hidden && o.gitignore) args.push('--glob=!.git/');
+  if (o.hidden) args.push('--hidden');
   if (!o.gitignore) args.push('--no-ignore');
   // The file-name filter is a --glob override, not a --type: a type is tested after the ignore
   // files, so rg matched every file of the tree against every .gitignore in force (the Linux
   // tree from its root, one thread: 163 vs 106 ms); a file the override does not match is
   // dropped before any ignore file is looked at, and the ones it matches are judged here.
   if (name) args.push(`--glob=${name}`);
+  // Then the folders neither engine reads (a later glob wins over the filter, which would let rg
+  // into a folder it names: `.*` names .git and the state dir, `*.*` names .cache).
+  if (o.hidden) args.push(`--glob=!${STATE_DIR_NAME}/`);
+  else if (name) args.push('--glob=!.*');
+  if (o.hidden && o.gitignore) args.push('--glob=!.git/');
 
   /** The link cache's list() of this call, once it has run (it reads every folder under the start). */
   let linkGen = -1;
