@@ -3,7 +3,7 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:
 import path from 'node:path';
 import { test } from 'node:test';
 import { Harness, tempDir } from '../../testing/helpers.js';
-import { IgnoreCompileCache, MEMO_MAX_PATHS, compileIgnore, testIgnore } from './ignore-cache.js';
+import { IgnoreCompileCache, MAX_ENTRIES, MEMO_MAX_PATHS, compileIgnore, testIgnore } from './ignore-cache.js';
 
 test('ignore cache: the same text gives the same compiled rules; another text another', () => {
   const c = new IgnoreCompileCache();
@@ -19,9 +19,23 @@ test('ignore cache: the same text gives the same compiled rules; another text an
 test('ignore cache: bounded by entries (least recently used dropped first)', () => {
   const c = new IgnoreCompileCache();
   const first = c.get('rule0\n');
-  for (let i = 1; i <= 300; i++) c.get(`rule${i}\n`);
-  assert.ok(c.size <= 256, `size ${c.size}`);
+  for (let i = 1; i <= MAX_ENTRIES + 44; i++) c.get(`rule${i}\n`);
+  assert.ok(c.size <= MAX_ENTRIES, `size ${c.size}`);
   assert.notEqual(c.get('rule0\n'), first, 'the oldest entry was dropped and is compiled again');
+});
+
+test('ignore cache: a tree with more distinct ignore files than the kernel (282) keeps them all: a second walk in the same order compiles none again (their memos survive)', () => {
+  // glob's ripgrep engine judges every listed file with the walker's stack (a --glob override
+  // makes rg skip the ignore files for them): with 256 entries, 300 texts read in walk order
+  // evicted each other every call, and each call paid every compile and every rule test again
+  // (the kernel tree from its root, "**/*.*": 850 ms a call instead of 300).
+  const c = new IgnoreCompileCache();
+  const texts = Array.from({ length: 300 }, (_, i) => `gen${i}.h\n*.o\n`);
+  const first = texts.map((t) => c.get(t));
+  testIgnore(first[0]!, 'gen0.h');
+  const again = texts.map((t) => c.get(t));
+  assert.equal(again.filter((x, i) => x !== first[i]).length, 0, 'compiled again on the second walk');
+  assert.equal(again[0]!.memo.size, 1, 'the memo survived');
 });
 
 test('ignore cache: the memo is emptied only after many distinct paths, and the answers stay right', () => {

@@ -22,7 +22,13 @@ export interface CompiledIgnore {
  * paid the whole rule scan again (45–78 ms on the kernel's 158-line .gitignore).
  */
 export const MEMO_MAX_PATHS = 200_000;
-const MAX_ENTRIES = 256;
+/**
+ * Distinct ignore texts kept compiled. A walk reads them in the same order every call, so an LRU
+ * smaller than a tree's set evicts every one before its next use: the kernel holds 282, and at
+ * 256 each glob of its root recompiled them all and lost their memos (glob's ripgrep engine
+ * judges every listed file by them: "**\/*.*" 850 ms a call, 300 with them kept).
+ */
+export const MAX_ENTRIES = 1024;
 const MAX_TEXT_CHARS = 4 * 1024 * 1024;
 
 export function compileIgnore(rules: string): CompiledIgnore {
