@@ -1,10 +1,11 @@
 import { ToolError } from '../../core/errors.js';
+import { RgUnavailable } from '../grep/rg.js';
 import type { ResolvedPath } from '../../core/types.js';
 import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
 import { openDir } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
-import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES } from '../walk/ignore-stack.js';
+import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES, rgReadsOtherwise } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
 import { dirOf, openRechecker, quietFolders } from './recheck.js';
@@ -202,6 +203,10 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     const l = ws.linkCache.list(start.abs, { prune, deadline: o.deadline, signal: o.signal });
     linkGen = l.generation;
     const a = await rg;
+    // rg took rules from an ignore file the walker does not read (a link, a file past the size
+    // bound) in a folder the walker reads: what rg pruned by them may be missing; the walker answers.
+    const odd = l.ignoreFiles.find((rel) => rgReadsOtherwise(`${base}/${rel}`) && fileDirs(dirOf(rel)).read);
+    if (odd !== undefined) throw new RgUnavailable(`${show(odd)} is a symbolic link or over 1 MB: ripgrep would apply its rules, glob does not read it`);
     for (const rel of l.links) consider(rel, true);
     // rg has exited: a file in a folder that provably did not change since before rg started is
     // what rg saw there; any other is re-checked through pinned folder descriptors.

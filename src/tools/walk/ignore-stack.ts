@@ -8,7 +8,7 @@ export const DEFAULT_IGNORE_FILES = ['.gitignore', '.ignore'];
 export const RG_IGNORE_FILES = [...DEFAULT_IGNORE_FILES, '.rgignore'];
 
 /** An ignore file bigger than this is not a list of patterns; it is skipped. */
-const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
 interface Level {
   /** The directory the rules belong to, relative to the root ('' for the root). */
@@ -125,6 +125,16 @@ export function readIgnoreFileSync(dirPath: string, name: string): string | null
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Whether ripgrep would take rules from `file` that readIgnoreFileSync refuses: rg follows a
+ * symbolic link named like an ignore file (git does not) and reads a file of any size.
+ */
+export function rgReadsOtherwise(file: string): boolean {
+  let st;
+  try { st = lstatSync(file, { throwIfNoEntry: false }); } catch { return false; }
+  return !!st && (st.isSymbolicLink() || (st.isFile() && st.size > MAX_IGNORE_FILE_BYTES));
 }
 
 /** Reads the ignore files named `files` that exist in `dirPath`, among the names the directory holds. */

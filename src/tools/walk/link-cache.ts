@@ -28,6 +28,8 @@ interface Folder {
 export interface LinkList {
   /** Paths of the symbolic links found, relative to the start, '/'-separated. */
   links: string[];
+  /** Paths of the entries named like an ignore file (whatever their type), relative to the start. */
+  ignoreFiles: string[];
   /** This call's number, for ignoreFilesIn. */
   generation: number;
   timedOut: boolean;
@@ -55,6 +57,7 @@ export class LinkCache {
 
   list(startAbs: string, o: { prune: (name: string) => boolean; deadline: number; signal?: AbortSignal }): LinkList {
     const links: string[] = [];
+    const ignoreFiles: string[] = [];
     const gen = ++this.generation;
     const base = startAbs === '/' ? '' : startAbs;
     const stack: string[] = [''];
@@ -62,18 +65,19 @@ export class LinkCache {
     let n = 0;
     while (stack.length) {
       if ((++n & 255) === 0) {
-        if (o.signal?.aborted) return { links, generation: gen, timedOut: false, aborted: true };
-        if (Date.now() > o.deadline) return { links, generation: gen, timedOut: true, aborted: false };
+        if (o.signal?.aborted) return { links, ignoreFiles, generation: gen, timedOut: false, aborted: true };
+        if (Date.now() > o.deadline) return { links, ignoreFiles, generation: gen, timedOut: true, aborted: false };
       }
       const rel = stack.pop()!;
       const abs = rel === '' ? startAbs : `${base}/${rel}`;
       const f = this.folder(abs, gen, () => reads++);
       if (!f) continue;
       for (const name of f.links) links.push(rel === '' ? name : `${rel}/${name}`);
+      for (const name of f.ignores) ignoreFiles.push(rel === '' ? name : `${rel}/${name}`);
       for (const name of f.dirs) if (!o.prune(name)) stack.push(rel === '' ? name : `${rel}/${name}`);
     }
     this.lastReads = reads;
-    return { links, generation: gen, timedOut: false, aborted: false };
+    return { links, ignoreFiles, generation: gen, timedOut: false, aborted: false };
   }
 
   /**

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { Envelope } from '../../core/envelope.js';
+import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
+import { locateRg } from '../grep/rg.js';
+
+// Ignore files ripgrep reads and the walker does not: rg follows a symbolic link named
+// .gitignore/.ignore/.rgignore (to a file outside the workspace too) and reads a file of any
+// size; the walker (readIgnoreFileSync, as git) reads neither. rg pruned the folders such rules
+// name, so the ripgrep engine's answer lost files the walker's has, and a rule read from outside
+// the workspace decided what glob showed.
+
+process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+
+interface GlobData { files: string[]; total: number; truncated: boolean; stopped: string | null; engine: string; fallback_reason: string | null }
+type Env = Envelope & { data: GlobData };
+
+function write(root: string, rel: string, content = ''): void {
+  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  writeFileSync(path.join(root, rel), content);
+}
+
+async function globWith(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>): Promise<Env> {
+  const saved = process.env.TOOLGATE_RG;
+  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
+  try {
+    return await h.call('glob', args) as Env;
+  } finally {
+    if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
+  }
+}
+
+const comparable = (e: Env) => (e.ok ? { files: e.data.files, total: e.data.total, truncated: e.data.truncated, stopped: e.data.stopped } : { error: e.error?.code });
+
+test('glob engines: an ignore file that is a symbolic link (outside or inside) or past the size bound is not applied by either engine', async (t) => {
+  if (!(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
+  const d = tempDir('tg-glob-rgignore-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  const out = path.join(d.dir, 'outside');
+  write(out, 'rules', 'sub/\n*.h\n');
+  for (const top of ['a', 'b', 'c', 'big', 'plain']) for (const f of ['sub/x.h', 'y.h', 'z.c']) write(ws, `${top}/${f}`);
+  symlinkSync(path.join(out, 'rules'), path.join(ws, 'a/.gitignore'));
+  write(ws, 'shared-rules', 'sub/\n*.h\n');
+  symlinkSync('../shared-rules', path.join(ws, 'b/.ignore'));
+  symlinkSync(path.join(out, 'rules'), path.join(ws, 'c/.rgignore'));
+  write(ws, 'big/.gitignore', `sub/\n*.h\n${`#${'x'.repeat(99)}\n`.repeat(10_600)}`);
+  // Control: a plain .gitignore with the same rules is applied by both.
+  write(ws, 'plain/.gitignore', 'sub/\n*.h\n');
+  const h = new Harness([ws], { policy: policyFromYaml('rules: []\n'), stateDir: path.join(d.dir, 'state') });
+  t.after(() => h.close());
+  const diffs: string[] = [];
+  for (const args of [{ pattern: '**/*.h' }, { pattern: '**/*' }, { pattern: '**/x.h' }, { pattern: '**/*.h', path: 'a' }, { pattern: 'c/**' }, { pattern: '**/*', path: 'big' }]) {
+    const a = await globWith(h, 'rg', args);
+    const b = await globWith(h, 'builtin', args);
+    if (JSON.stringify(comparable(a)) !== JSON.stringify(comparable(b))) diffs.push(`${JSON.stringify(args)}: ripgrep ${JSON.stringify(a.data?.files)} vs walker ${JSON.stringify(b.data?.files)}`);
+  }
+  assert.deepEqual(diffs, []);
+  // Controls: the walker applies none of those files, and the plain one.
+  const all = await globWith(h, 'builtin', { pattern: '**/x.h' });
+  assert.deepEqual(all.data.files, ['a/sub/x.h', 'b/sub/x.h', 'big/sub/x.h', 'c/sub/x.h']);
+  // The walker answered, and says why.
+  const linked = await globWith(h, 'rg', { pattern: '**/*.h', path: 'a' });
+  assert.equal(linked.data.engine, 'builtin');
+  assert.match(linked.data.fallback_reason ?? '', /a\/\.gitignore is a symbolic link or over 1 MB/);
+  // Without such files ripgrep still lists (the check costs no fallback).
+  const plain = await globWith(h, 'rg', { pattern: '**/*', path: 'plain' });
+  assert.equal(plain.data.engine, 'ripgrep', plain.data.fallback_reason ?? '');
+  assert.deepEqual(plain.data.files, ['plain/z.c']);
+});
