@@ -97,6 +97,8 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   // listing uses a --glob override, which rg applies INSTEAD of the ignore files (and of the
   // hidden test) to the files it matches. Folders are still pruned by rg's ignore rules (an
   // override never admits a folder it does not match; one it matches, say `x.h/`, is judged here).
+  // Also when a folder below the start holds .git (known once the link cache has read the tree,
+  // before rg's first file is judged): rg applies no .gitignore from above a nested repository.
   const emulate = startStack.size > 0 || (name !== null && o.gitignore);
   const base = start.abs === '/' ? '' : start.abs;
 
@@ -163,7 +165,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     };
     return state;
   };
-  const fileDirs = folders(emulate);
+  let fileDirs = folders(emulate);
   let linkDirs: ((rel: string) => DirState) | null = emulate ? fileDirs : null;
 
   // The re-check through pinned folders: each folder on the way still a folder, the entry still a
@@ -202,6 +204,8 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     const prune = o.hidden ? (n: string) => n === STATE_DIR_NAME || (o.gitignore && n === '.git') : (n: string) => n.charCodeAt(0) === 46;
     const l = ws.linkCache.list(start.abs, { prune, deadline: o.deadline, signal: o.signal });
     linkGen = l.generation;
+    // (No file of rg's has been judged yet: its output is read by this thread, after this.)
+    if (l.nestedGit && o.gitignore && !emulate) linkDirs = fileDirs = folders(true);
     const a = await rg;
     // rg took rules from an ignore file the walker does not read (a link, a file past the size
     // bound) in a folder the walker reads: what rg pruned by them may be missing; the walker answers.

@@ -70,3 +70,27 @@ test('glob engines: an ignore file that is a symbolic link (outside or inside) o
   assert.equal(plain.data.engine, 'ripgrep', plain.data.fallback_reason ?? '');
   assert.deepEqual(plain.data.files, ['plain/z.c']);
 });
+
+test('glob engines: below a nested repository (a folder holding .git, a file or a folder) rg stops applying the .gitignore files above it; both engines still give the walker\'s answer', async (t) => {
+  if (!(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
+  const d = tempDir('tg-glob-nested-git-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  write(ws, '.gitignore', '*.log\nbuild/\n');
+  write(ws, '.ignore', '*.tmp\n');
+  for (const top of ['mod', 'sub', 'plain']) for (const f of ['x.log', 'deep/y.log', 'build/z.c', 'a.tmp', 'ok.c']) write(ws, `${top}/${f}`);
+  write(ws, 'mod/.git', 'gitdir: ../.git/modules/mod\n');
+  write(ws, 'sub/deep/.git/HEAD', 'ref: refs/heads/main\n');
+  const h = new Harness([ws], { policy: policyFromYaml('rules: []\n'), stateDir: path.join(d.dir, 'state') });
+  t.after(() => h.close());
+  const diffs: string[] = [];
+  for (const args of [{ pattern: '**/*' }, { pattern: '*/*' }, { pattern: '**/[xy].log' }, { pattern: '**/*', path: 'mod' }, { pattern: '**/*.log' }, { pattern: '**/*', hidden: true }]) {
+    const a = await globWith(h, 'rg', args);
+    const b = await globWith(h, 'builtin', args);
+    assert.equal(a.data.engine, 'ripgrep', a.data.fallback_reason ?? '');
+    if (JSON.stringify(comparable(a)) !== JSON.stringify(comparable(b))) diffs.push(`${JSON.stringify(args)}: ripgrep ${JSON.stringify(a.data?.files)} vs walker ${JSON.stringify(b.data?.files)}`);
+  }
+  assert.deepEqual(diffs, []);
+  // Control: the walker applies the root's rules below both repositories.
+  assert.deepEqual((await globWith(h, 'builtin', { pattern: '**/*' })).data.files, ['mod/ok.c', 'plain/ok.c', 'sub/ok.c']);
+});

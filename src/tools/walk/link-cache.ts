@@ -21,6 +21,8 @@ interface Folder {
   dirs: string[];
   /** Entries named like an ignore file (RG_IGNORE_FILES order), whatever their type. */
   ignores: string[];
+  /** Holds an entry named .git (a repository, or a submodule's .git file). */
+  git: boolean;
   /** The list() call that last confirmed or read this record. */
   seen: number;
 }
@@ -30,6 +32,8 @@ export interface LinkList {
   links: string[];
   /** Paths of the entries named like an ignore file (whatever their type), relative to the start. */
   ignoreFiles: string[];
+  /** A folder below the start holds .git: ripgrep applies no .gitignore from above it (a nested repository). */
+  nestedGit: boolean;
   /** This call's number, for ignoreFilesIn. */
   generation: number;
   timedOut: boolean;
@@ -58,6 +62,7 @@ export class LinkCache {
   list(startAbs: string, o: { prune: (name: string) => boolean; deadline: number; signal?: AbortSignal }): LinkList {
     const links: string[] = [];
     const ignoreFiles: string[] = [];
+    let nestedGit = false;
     const gen = ++this.generation;
     const base = startAbs === '/' ? '' : startAbs;
     const stack: string[] = [''];
@@ -65,8 +70,8 @@ export class LinkCache {
     let n = 0;
     while (stack.length) {
       if ((++n & 255) === 0) {
-        if (o.signal?.aborted) return { links, ignoreFiles, generation: gen, timedOut: false, aborted: true };
-        if (Date.now() > o.deadline) return { links, ignoreFiles, generation: gen, timedOut: true, aborted: false };
+        if (o.signal?.aborted) return { links, ignoreFiles, nestedGit, generation: gen, timedOut: false, aborted: true };
+        if (Date.now() > o.deadline) return { links, ignoreFiles, nestedGit, generation: gen, timedOut: true, aborted: false };
       }
       const rel = stack.pop()!;
       const abs = rel === '' ? startAbs : `${base}/${rel}`;
@@ -74,10 +79,11 @@ export class LinkCache {
       if (!f) continue;
       for (const name of f.links) links.push(rel === '' ? name : `${rel}/${name}`);
       for (const name of f.ignores) ignoreFiles.push(rel === '' ? name : `${rel}/${name}`);
+      if (f.git && rel !== '') nestedGit = true;
       for (const name of f.dirs) if (!o.prune(name)) stack.push(rel === '' ? name : `${rel}/${name}`);
     }
     this.lastReads = reads;
-    return { links, ignoreFiles, generation: gen, timedOut: false, aborted: false };
+    return { links, ignoreFiles, nestedGit, generation: gen, timedOut: false, aborted: false };
   }
 
   /**
@@ -136,13 +142,15 @@ function readFolder(abs: string, racyMs: number, seen: number): Folder | null {
     const links: string[] = [];
     const dirs: string[] = [];
     const found = new Set<string>();
+    let git = false;
     for (const e of entries) {
       if (e.isSymbolicLink()) links.push(e.name);
       else if (e.isDirectory()) dirs.push(e.name);
       if (e.name.charCodeAt(0) === 46 && RG_IGNORE_FILES.includes(e.name)) found.add(e.name);
+      else if (e.name === '.git') git = true;
     }
     const ignores = RG_IGNORE_FILES.filter((n) => found.has(n));
-    return { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, trusted: started - st.ctimeMs > racyMs, links, dirs, ignores, seen };
+    return { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, trusted: started - st.ctimeMs > racyMs, links, dirs, ignores, git, seen };
   } catch {
     return null; /* gone, a link, or unreadable: nothing listed, as find lists nothing there */
   } finally {
