@@ -120,12 +120,11 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
 
   /** The link cache's list() of this call, once it has run (it reads every folder under the start). */
   let linkGen = -1;
-  const readIgnores = (abs: string): string[] => {
-    const out: string[] = [];
+  const readIgnores = (abs: string): Array<string | null> => {
+    const out: Array<string | null> = RG_IGNORE_FILES.map(() => null);
     // The link cache read every folder under the start during this call: only the ignore files it saw are opened.
     for (const f of (linkGen >= 0 ? ws.linkCache.ignoreFilesIn(abs, linkGen) : undefined) ?? RG_IGNORE_FILES) {
-      const t = readIgnoreFileSync(abs, f);
-      if (t !== null) out.push(t);
+      out[RG_IGNORE_FILES.indexOf(f)] = readIgnoreFileSync(abs, f);
     }
     return out;
   };

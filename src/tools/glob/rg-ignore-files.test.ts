@@ -94,3 +94,31 @@ test('glob engines: below a nested repository (a folder holding .git, a file or 
   // Control: the walker applies the root's rules below both repositories.
   assert.deepEqual((await globWith(h, 'builtin', { pattern: '**/*' })).data.files, ['mod/ok.c', 'plain/ok.c', 'sub/ok.c']);
 });
+
+test('glob engines: a .ignore above beats a .gitignore below, an .rgignore above beats a .ignore below (ripgrep ranks the kind before the depth); both engines agree', async (t) => {
+  if (!(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
+  const d = tempDir('tg-glob-ignore-rank-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  write(ws, 'a/.ignore', 'gen*\n');
+  write(ws, 'a/b/.gitignore', '!gen-keep.h\n!gen-dir/\n');
+  for (const f of ['a/b/gen-keep.h', 'a/b/gen1.h', 'a/b/gen-dir/in.h']) write(ws, f);
+  write(ws, 'c/.gitignore', 'x*\n');
+  write(ws, 'c/d/.ignore', '!x1\n');
+  for (const f of ['c/d/x1', 'c/d/x2']) write(ws, f);
+  write(ws, 'e/.rgignore', 'y*\n');
+  write(ws, 'e/f/.ignore', '!y1\n');
+  write(ws, 'e/f/y1');
+  const h = new Harness([ws], { policy: policyFromYaml('rules: []\n'), stateDir: path.join(d.dir, 'state') });
+  t.after(() => h.close());
+  const want = ['c/d/x1'];
+  for (const args of [{ pattern: '**/*' }, { pattern: '**/*.h' }, { pattern: '**/x1' }, { pattern: '**/*', path: 'a/b' }, { pattern: '**/*', hidden: true }]) {
+    const a = await globWith(h, 'rg', args);
+    const b = await globWith(h, 'builtin', args);
+    assert.deepEqual(comparable(a), comparable(b), `${JSON.stringify(args)}: ripgrep ${JSON.stringify(a.data?.files)} vs walker ${JSON.stringify(b.data?.files)}`);
+  }
+  assert.deepEqual((await globWith(h, 'builtin', { pattern: '**/*' })).data.files, want);
+  // list_dir reads .gitignore and .ignore with the same ranking.
+  const listed = await h.call('list_dir', { path: 'a/b' }) as Envelope & { data: { entries: Array<{ name: string }> } };
+  assert.deepEqual(listed.data.entries.map((e) => e.name).filter((n) => !n.startsWith('.')), []);
+});

@@ -14,14 +14,24 @@ interface Level {
   /** The directory the rules belong to, relative to the root ('' for the root). */
   base: string;
   ig: CompiledIgnore;
+  /** The file's kind, its index in RG_IGNORE_FILES: a match in a higher kind wins at any depth. */
+  kind: number;
 }
 
+const HAS_RULE = /^[ \t]*[^#\s]/m;
+
 /**
- * The .gitignore rules in force in one directory: one level per ancestor that has rules.
- * Immutable, so sibling directories share their parent's stack.
+ * The ignore rules in force in one directory: one level per ancestor's ignore file that has rules.
+ * As ripgrep ranks them: a match in an .rgignore decides before any .ignore, and one in an
+ * .ignore before any .gitignore, whatever their depth; among files of one kind the deepest
+ * with a matching rule decides. Immutable, so sibling directories share their parent's stack.
  */
 export class IgnoreStack {
-  private constructor(private readonly levels: readonly Level[], private readonly cache: IgnoreCompileCache | undefined) {}
+  private readonly maxKind: number;
+
+  private constructor(private readonly levels: readonly Level[], private readonly cache: IgnoreCompileCache | undefined) {
+    this.maxKind = levels.reduce((m, l) => Math.max(m, l.kind), 0);
+  }
 
   /** `cache` (the workspace's) reuses compiled rules across calls; without it every stack compiles its own. */
   static empty(cache?: IgnoreCompileCache): IgnoreStack {
@@ -32,12 +42,16 @@ export class IgnoreStack {
     return this.levels.length;
   }
 
-  /** This stack plus the rules of the directory `base`; unchanged when `texts` hold no rules. */
-  with(base: string, texts: string[]): IgnoreStack {
-    const rules = texts.join('\n');
-    if (!/^[ \t]*[^#\s]/m.test(rules)) return this;
-    const ig = this.cache ? this.cache.get(rules) : compileIgnore(rules);
-    return new IgnoreStack([...this.levels, { base, ig }], this.cache);
+  /**
+   * This stack plus the rules of the directory `base`: `texts[k]` is the text of the ignore file
+   * RG_IGNORE_FILES[k] there, or null. Unchanged when they hold no rules.
+   */
+  with(base: string, texts: ReadonlyArray<string | null>): IgnoreStack {
+    const add: Level[] = [];
+    texts.forEach((t, kind) => {
+      if (t !== null && HAS_RULE.test(t)) add.push({ base, kind, ig: this.cache ? this.cache.get(t) : compileIgnore(t) });
+    });
+    return add.length ? new IgnoreStack([...this.levels, ...add], this.cache) : this;
   }
 
   /**
@@ -60,27 +74,31 @@ export class IgnoreStack {
   }
 
   /**
-   * Whether `relToRoot` is ignored. The deepest file with a rule that matches decides, so a
-   * `!keep.log` in a subdirectory re-includes what the root's `*.log` excluded. Ancestors
+   * Whether `relToRoot` is ignored. Of the files of the highest kind with a rule that matches,
+   * the deepest decides, so a `!keep.log` in a subdirectory's .gitignore re-includes what the
+   * root's .gitignore `*.log` excluded (and not what a .ignore excluded). Ancestors
    * that are ignored are never walked into, which gives git's "cannot re-include a file
    * whose parent is excluded".
    */
   ignored(relToRoot: string, isDir: boolean): boolean {
-    for (let i = this.levels.length - 1; i >= 0; i--) {
-      const { base, ig } = this.levels[i]!;
-      let rel: string;
-      if (base === '') rel = relToRoot;
-      else if (relToRoot.startsWith(base + '/')) rel = relToRoot.slice(base.length + 1);
-      else continue;
-      if (rel === '') continue;
-      let r;
-      try {
-        r = testIgnore(ig, isDir ? rel + '/' : rel);
-      } catch {
-        continue; // a name the ignore package cannot read as a relative path: no rule applies
+    for (let kind = this.maxKind; kind >= 0; kind--) {
+      for (let i = this.levels.length - 1; i >= 0; i--) {
+        const { base, ig, kind: k } = this.levels[i]!;
+        if (k !== kind) continue;
+        let rel: string;
+        if (base === '') rel = relToRoot;
+        else if (relToRoot.startsWith(base + '/')) rel = relToRoot.slice(base.length + 1);
+        else continue;
+        if (rel === '') continue;
+        let r;
+        try {
+          r = testIgnore(ig, isDir ? rel + '/' : rel);
+        } catch {
+          continue; // a name the ignore package cannot read as a relative path: no rule applies
+        }
+        if (r.ignored) return true;
+        if (r.unignored) return false;
       }
-      if (r.ignored) return true;
-      if (r.unignored) return false;
     }
     return false;
   }
@@ -137,14 +155,10 @@ export function rgReadsOtherwise(file: string): boolean {
   return !!st && (st.isSymbolicLink() || (st.isFile() && st.size > MAX_IGNORE_FILE_BYTES));
 }
 
-/** Reads the ignore files named `files` that exist in `dirPath`, among the names the directory holds. */
-export async function readIgnoreFiles(dirPath: string, present: ReadonlySet<string> | null, files: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const f of files) {
-    if (present && !present.has(f)) continue;
-    const text = await readIgnoreFile(dirPath, f);
-    if (text !== null) out.push(text);
-  }
+/** The ignore files named `files` in `dirPath` (null for each it lacks), among the names the directory holds. */
+export async function readIgnoreFiles(dirPath: string, present: ReadonlySet<string> | null, files: readonly string[]): Promise<Array<string | null>> {
+  const out: Array<string | null> = [];
+  for (const f of files) out.push(present && !present.has(f) ? null : await readIgnoreFile(dirPath, f));
   return out;
 }
 

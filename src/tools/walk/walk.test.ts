@@ -130,6 +130,19 @@ test('walk does not enter .git unless hidden files and no-ignore are both asked 
   }
 });
 
+test('IgnoreStack: as ripgrep, a match in an .rgignore beats one in an .ignore, which beats one in a .gitignore, whatever their depth', () => {
+  // Texts by kind: [.gitignore, .ignore, .rgignore] (RG_IGNORE_FILES order).
+  const s = IgnoreStack.empty()
+    .with('a', [null, 'gen*', null]).with('a/b', ['!gen-keep.h', null, null])
+    .with('c', ['x*', null, null]).with('c/d', [null, '!x1', null])
+    .with('e', [null, null, 'y*']).with('e/f', [null, '!y1', '!y2']);
+  assert.equal(s.ignored('a/b/gen-keep.h', false), true, 'a shallower .ignore beats a deeper .gitignore');
+  assert.equal(s.ignored('c/d/x1', false), false, 'a deeper .ignore beats a shallower .gitignore');
+  assert.equal(s.ignored('c/d/x2', false), true);
+  assert.equal(s.ignored('e/f/y1', false), true, 'a shallower .rgignore beats a deeper .ignore');
+  assert.equal(s.ignored('e/f/y2', false), false, 'the deeper of two .rgignore files decides');
+});
+
 test('IgnoreStack: the deepest file with a matching rule decides', () => {
   const s = IgnoreStack.empty().with('', ['*.log', 'tmp/']).with('a', ['!important.log']);
   assert.equal(s.ignored('x.log', false), true);
