@@ -4,7 +4,7 @@ import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
-import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
+import { Harness, policyFromYaml, startFolderSwapper, tempDir } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 import { compilePattern } from './pattern.js';
 import { nameFilter } from './rg-engine.js';
@@ -127,4 +127,72 @@ test('glob name filter: ripgrep does not enter a folder the walker never reads b
   const stopped = await globWith(h, 'rg', { pattern: '**/*' });
   assert.equal(stopped.data.engine, 'builtin');
   assert.match(stopped.data.fallback_reason ?? '', /FIFO/);
+});
+
+test('glob name filter: folders named like the pattern (ignored, hidden, plain), each swapped for a link to outside and back while ripgrep lists through the override: nothing outside comes out', { timeout: 60_000 }, async (t) => {
+  const { ws, h } = harness(t, { '.gitignore': 'ign.h/\n', 'ign.h/in.h': '', 'race.h/in.h': '', '.hid.h/in.h': '', 'top.h': '' });
+  const out = path.join(path.dirname(ws), 'outside');
+  write(out, 'OUTSIDE-name-7c1.h');
+  write(out, 'deep/OUTSIDE-name-7c1-deep.h');
+  const swappers = await Promise.all(['ign.h', 'race.h', '.hid.h'].map((n) => startFolderSwapper(path.join(ws, n), out)));
+  const leaks: string[] = [];
+  let runs = 0;
+  try {
+    const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+    const end = Date.now() + 3000;
+    while (Date.now() < end) {
+      for (const engine of rg ? ['rg', 'builtin'] as const : ['builtin'] as const) {
+        for (const args of [{ pattern: '**/*.h' }, { pattern: '**/*.h', hidden: true }, { pattern: '**/*.h', gitignore: false, hidden: true }, { pattern: '*/*.h' }, { pattern: '**/in.h' }]) {
+          const r = await globWith(h, engine, args);
+          runs++;
+          if (JSON.stringify(r).includes('OUTSIDE-name-7c1')) leaks.push(`${engine} ${JSON.stringify(args)}: ${JSON.stringify(r.data?.files)}`);
+        }
+      }
+    }
+  } finally {
+    await Promise.all(swappers.map((s) => s.stop()));
+  }
+  assert.deepEqual(leaks, []);
+  assert.ok(runs > 20, `control: ${runs} calls ran`);
+  // Control: with the folders back in place, the plain one is listed.
+  assert.ok((await globWith(h, 'builtin', { pattern: '**/*.h' })).data.files.includes('race.h/in.h'));
+});
+
+// What the override lets rg list (ignored and hidden files and folders named like the pattern,
+// folders it whitelists past their own ignore files, negations below them), named starts inside
+// such folders, and deny rules on names the pattern matches: both engines, the same answers.
+const OVERRIDE_TREE: Record<string, string> = {
+  '.gitignore': '*.h\n!keep*.h\nign.h/\nbuild/\n/top-ign/\n!.gitignore\n!.ignore\n.cache/\n',
+  'a.h': '', 'keep1.h': '', 'ign.h/keep2.h': '', 'ign.h/.gitignore': '!*\n', 'ign.h/sub/keep3.h': '',
+  'x.h/keep4.h': '', 'x.h/.gitignore': 'keep4.h\n', 'x.h/y.h/keep5.h': '', '.dot.h/keep6.h': '', '.cache/keep7.h': '', '.cache/keep.h/keep8.h': '',
+  'build/keep9.h': '', 'src/build/keep10.h': '', 'src/build/.ignore': '!*\n', 'top-ign/keep11.h': '', 'src/top-ign/keep12.h': '',
+  'lib/.ignore': '!*.h\n', 'lib/plain.h': '', 'lib/.rgignore': 'plain.h\n', 'neg/.gitignore': '*\n!*/\n!*.h\n', 'neg/a.h': '', 'neg/b.c': '', 'neg/d/e.h': '',
+  'dirs/keep.h/.gitignore': '*\n', 'dirs/keep.h/keep14.h': '', '.toolgate/keep15.h': '', '.git/keep16.h': '',
+  'secret.h/keep17.h': '', 'b/deny.h/keep18.h': '', 'pol.h/keep19.h': '', 'x/nope.h/keep20.h': '', 'k/.env.keep.h': '', 'c/keep.pem': '',
+};
+const OVERRIDE_POLICY = 'paths:\n  deny: ["**/secret*/**", "**/deny.h"]\nrules:\n  - { tool: glob, path: "pol.h/**", decision: deny }\n  - { tool: "*", path: "**/nope*.h", decision: deny }\n';
+const DENIED = ['keep17', 'keep18', 'keep19', 'keep20', '.env', '.pem', '.toolgate/'];
+
+test('glob name filter: ignored, hidden and denied folders named like the pattern, negations below them, starts inside them: both engines give the same answer and nothing denied', async (t) => {
+  if (!(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
+  const { h } = harness(t, OVERRIDE_TREE, OVERRIDE_POLICY);
+  const diffs: string[] = [];
+  const leaked: string[] = [];
+  const cases: Array<Record<string, unknown>> = [];
+  for (const pattern of ['**/*.h', '**/keep*.h', '**/*', '**/*.*', '**/.*', '*/*.h', '**/keep?.h', '**/*.{h,c}', '**/*.pem', '**/.env*']) {
+    for (const opts of [{}, { hidden: true }, { gitignore: false }, { hidden: true, gitignore: false }]) cases.push({ pattern, ...opts });
+  }
+  for (const p of ['ign.h', 'x.h', '.dot.h', '.cache', 'build', 'src/build', 'neg', 'lib', 'dirs/keep.h', '.git']) cases.push({ pattern: '**/*.h', path: p });
+  for (const pattern of ['ign.h/**/*.h', 'build/**/*.h', '.cache/**/*.h', 'x.h/**/*.h', '**/keep.h/*.h']) cases.push({ pattern });
+  for (const args of cases) {
+    const a = await globWith(h, 'rg', args);
+    const b = await globWith(h, 'builtin', args);
+    if (JSON.stringify(comparable(a)) !== JSON.stringify(comparable(b))) diffs.push(`${JSON.stringify(args)}: ripgrep ${JSON.stringify(a.data?.files ?? a.error)} vs walker ${JSON.stringify(b.data?.files ?? b.error)}`);
+    for (const e of [a, b]) for (const f of e.data?.files ?? []) if (DENIED.some((d) => f.includes(d))) leaked.push(`${e.data.engine} ${JSON.stringify(args)}: ${f}`);
+  }
+  assert.deepEqual(diffs, []);
+  assert.deepEqual(leaked, []);
+  // Controls: what the rules leave, and what a start named inside an ignored folder lists.
+  assert.deepEqual((await globWith(h, 'rg', { pattern: '**/*.h' })).data.files, ['keep1.h', 'neg/a.h', 'neg/d/e.h', 'src/top-ign/keep12.h']);
+  assert.deepEqual((await globWith(h, 'rg', { pattern: '**/*.h', path: 'ign.h' })).data.files, ['ign.h/keep2.h', 'ign.h/sub/keep3.h']);
 });
