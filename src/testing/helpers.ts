@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,12 @@ export const CLI = CLI_PATH;
 export function tempDir(prefix = 'tg-'): { dir: string; cleanup: () => void } {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Writes `content` to `rel` under `root`, creating the folders on the way. */
+export function writeIn(root: string, rel: string, content = ''): void {
+  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  writeFileSync(path.join(root, rel), content);
 }
 
 /** Runs `f` with grep and glob set to one engine (TOOLGATE_RG off for the built-in one), then restores the setting. */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
-import { Harness, policyFromYaml, startFolderSwapper, tempDir } from '../../testing/helpers.js';
+import { Harness, policyFromYaml, startFolderSwapper, tempDir, writeIn } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 
 // These tests compare the two glob engines on small trees: ripgrep runs even where glob would walk
@@ -19,10 +19,7 @@ const OUTSIDE_MARK = 'OUTSIDE-glob-3f9';
 interface GlobData { files: string[]; total: number; count: number; truncated: boolean; stopped: string | null; skipped_by_policy?: number; engine: string; fallback_reason: string | null }
 type Env = Envelope & { data: GlobData };
 
-function write(root: string, rel: string, content = ''): void {
-  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-  writeFileSync(path.join(root, rel), content);
-}
+const write = writeIn;
 
 const POLICY = `
 rules:

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
-import { Harness, policyFromYaml, startFolderSwapper, tempDir } from '../../testing/helpers.js';
+import { Harness, policyFromYaml, startFolderSwapper, tempDir, withEngine, writeIn } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 import { compilePattern } from './pattern.js';
 import { nameFilter } from './rg-engine.js';
@@ -22,20 +22,9 @@ type Env = Envelope & { data: GlobData };
 const linux = process.platform === 'linux';
 const hasMkfifo = linux && spawnSync('mkfifo', ['--version']).status === 0;
 
-function write(root: string, rel: string, content = ''): void {
-  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-  writeFileSync(path.join(root, rel), content);
-}
+const write = writeIn;
 
-async function globWith(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>): Promise<Env> {
-  const saved = process.env.TOOLGATE_RG;
-  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
-  try {
-    return await h.call('glob', args) as Env;
-  } finally {
-    if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
-  }
-}
+const globWith = (h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>) => withEngine(engine, () => h.call('glob', args) as Promise<Env>);
 
 const comparable = (e: Env) => (e.ok
   ? { files: e.data.files, total: e.data.total, truncated: e.data.truncated, stopped: e.data.stopped, skipped: e.data.skipped_by_policy ?? 0 }

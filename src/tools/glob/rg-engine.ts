@@ -5,7 +5,7 @@ import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
 import { openDir } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
-import { ancestorIgnores, IgnoreStack, readIgnoreFileSync, RG_IGNORE_FILES, rgReadsOtherwise } from '../walk/ignore-stack.js';
+import { ancestorIgnores, IgnoreStack, readIgnoreFilesSync, RG_IGNORE_FILES, rgReadsOtherwise } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
 import { dirOf, openRechecker, quietFolders } from './recheck.js';
@@ -121,12 +121,9 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   /** The link cache's list() of this call, once it has run (it reads every folder under the start). */
   let linkGen = -1;
   const readIgnores = (abs: string): Array<string | null> => {
-    const out: Array<string | null> = RG_IGNORE_FILES.map(() => null);
     // The link cache read every folder under the start during this call: only the ignore files it saw are opened.
-    for (const f of (linkGen >= 0 ? ws.linkCache.ignoreFilesIn(abs, linkGen) : undefined) ?? RG_IGNORE_FILES) {
-      out[RG_IGNORE_FILES.indexOf(f)] = readIgnoreFileSync(abs, f);
-    }
-    return out;
+    const seen = linkGen >= 0 ? ws.linkCache.ignoreFilesIn(abs, linkGen) : undefined;
+    return readIgnoreFilesSync(abs, seen ? new Set(seen) : null, RG_IGNORE_FILES);
   };
   const relToRootOf = (rel: string) => (start.relToRoot === '' ? rel : rel === '' ? start.relToRoot : `${start.relToRoot}/${rel}`);
   let policySkipped = 0;

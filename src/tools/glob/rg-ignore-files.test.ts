@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
-import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
+import { Harness, policyFromYaml, tempDir, withEngine, writeIn } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 
 // Ignore files ripgrep reads and the walker does not: rg follows a symbolic link named
@@ -17,20 +17,9 @@ process.env.TOOLGATE_GLOB_WALK_MAX = '0';
 interface GlobData { files: string[]; total: number; truncated: boolean; stopped: string | null; engine: string; fallback_reason: string | null }
 type Env = Envelope & { data: GlobData };
 
-function write(root: string, rel: string, content = ''): void {
-  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-  writeFileSync(path.join(root, rel), content);
-}
+const write = writeIn;
 
-async function globWith(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>): Promise<Env> {
-  const saved = process.env.TOOLGATE_RG;
-  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
-  try {
-    return await h.call('glob', args) as Env;
-  } finally {
-    if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
-  }
-}
+const globWith = (h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>) => withEngine(engine, () => h.call('glob', args) as Promise<Env>);
 
 const comparable = (e: Env) => (e.ok ? { files: e.data.files, total: e.data.total, truncated: e.data.truncated, stopped: e.data.stopped } : { error: e.error?.code });
 

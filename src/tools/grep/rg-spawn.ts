@@ -50,24 +50,19 @@ export const HELPER_MIN_RSS = 96 * 1024 * 1024;
  */
 export const HELPER_MIN_RATE = 20;
 
-/** Whether a server this size starting rg this often should start it through the starter. */
-export function wantsStarter(rss: number, startsLastSecond: number): boolean {
-  return rss >= HELPER_MIN_RSS && startsLastSecond >= HELPER_MIN_RATE;
-}
-
 /** rg starts in the current one-second window (counted only while the server is big enough). */
 let windowStart = 0;
 let windowStarts = 0;
 
-function bigEnough(): boolean {
+/** Whether this rg start should go through the starter: a big server starting rg often (or TOOLGATE_RG_HELPER=always). */
+function worthTheStarter(): boolean {
   if (/^always$/i.test(process.env.TOOLGATE_RG_HELPER?.trim() ?? '')) return true;
-  const rss = process.memoryUsage.rss();
-  if (rss < HELPER_MIN_RSS) return false;
+  if (process.memoryUsage.rss() < HELPER_MIN_RSS) return false;
   // Once launched (or launching), the starter is used whatever the rate.
   if (helper && !helper.dead) return true;
   const now = Date.now();
   if (now - windowStart >= 1000) { windowStart = now; windowStarts = 0; }
-  return wantsStarter(rss, ++windowStarts);
+  return ++windowStarts >= HELPER_MIN_RATE;
 }
 
 /** The running, ready helper; starts one when there is none (and answers null until it is ready). */
@@ -89,7 +84,7 @@ function readyHelper(): Helper | null {
 /** Starts rg (through the helper when it is ready, else directly) with stdout a pipe to this process. */
 export function spawnRg(bin: string, args: string[], o: RgSpawnOptions): RgChild {
   if (o.cwd.startsWith('/proc/self/') || o.cwd.startsWith('/proc/thread-self/')) throw new Error(`rg's cwd must not be a /proc/self path: ${o.cwd}`);
-  const h = bigEnough() ? readyHelper() : null;
+  const h = worthTheStarter() ? readyHelper() : null;
   if (h) return h.start(bin, args, o);
   return direct(bin, args, o);
 }

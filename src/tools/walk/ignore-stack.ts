@@ -155,11 +155,13 @@ export function rgReadsOtherwise(file: string): boolean {
   return !!st && (st.isSymbolicLink() || (st.isFile() && st.size > MAX_IGNORE_FILE_BYTES));
 }
 
-/** The ignore files named `files` in `dirPath` (null for each it lacks), among the names the directory holds. */
+/** The ignore files named `files` in `dirPath` (null for each it lacks), among the names the directory holds (`present`, when known). */
+export function readIgnoreFilesSync(dirPath: string, present: ReadonlySet<string> | null, files: readonly string[]): Array<string | null> {
+  return files.map((f) => (present && !present.has(f) ? null : readIgnoreFileSync(dirPath, f)));
+}
+
 export async function readIgnoreFiles(dirPath: string, present: ReadonlySet<string> | null, files: readonly string[]): Promise<Array<string | null>> {
-  const out: Array<string | null> = [];
-  for (const f of files) out.push(present && !present.has(f) ? null : await readIgnoreFile(dirPath, f));
-  return out;
+  return readIgnoreFilesSync(dirPath, present, files);
 }
 
 /**
