@@ -37,6 +37,8 @@ Environment:
                       the server's memory)
   TOOLGATE_GLOB_WALK_MAX  glob walks a folder of up to this many entries itself before it
                       starts ripgrep (default 1000; 0: always ripgrep when present)
+  TOOLGATE_GREP_WALK_MAX  grep searches a folder of up to this many entries (and 2 MB) itself
+                      before it starts ripgrep (default 1000; 0: always ripgrep when present)
   TOOLGATE_SANDBOX    none: act as if bubblewrap were not installed (auto → no sandbox)
   TOOLGATE_NOTIFY     off: no desktop notification when an approval starts waiting
   XDG_STATE_HOME      stored grants live in $XDG_STATE_HOME/toolgate (default ~/.local/state)

@@ -27,20 +27,26 @@ export function tempDir(prefix = 'tg-'): { dir: string; cleanup: () => void } {
 }
 
 /** Writes `content` to `rel` under `root`, creating the folders on the way. */
-export function writeIn(root: string, rel: string, content = ''): void {
+export function writeIn(root: string, rel: string, content: string | Buffer = ''): void {
   mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   writeFileSync(path.join(root, rel), content);
 }
 
-/** Runs `f` with grep and glob set to one engine (TOOLGATE_RG off for the built-in one), then restores the setting. */
+/**
+ * Runs `f` with grep and glob set to one engine (TOOLGATE_RG off for the built-in one; for
+ * ripgrep, grep's small-folder search off too: TOOLGATE_GREP_WALK_MAX=0), then restores both.
+ */
 export async function withEngine<T>(engine: 'rg' | 'builtin', f: () => Promise<T>): Promise<T> {
-  const saved = process.env.TOOLGATE_RG;
+  const saved = { rg: process.env.TOOLGATE_RG, walk: process.env.TOOLGATE_GREP_WALK_MAX };
   process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
+  if (engine === 'rg') process.env.TOOLGATE_GREP_WALK_MAX = '0';
   try {
     return await f();
   } finally {
-    if (saved === undefined) delete process.env.TOOLGATE_RG;
-    else process.env.TOOLGATE_RG = saved;
+    for (const [k, v] of [['TOOLGATE_RG', saved.rg], ['TOOLGATE_GREP_WALK_MAX', saved.walk]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
   }
 }
 

@@ -10,6 +10,9 @@ import { openRechecker } from '../../src/tools/glob/recheck.js';
 import { verifyHits } from '../../src/tools/grep/verify.js';
 import type { FileHit } from '../../src/tools/grep/types.js';
 
+// These tests are about grep's ripgrep path: it runs even on these small trees (TOOLGATE_GREP_WALK_MAX=0;
+// servers spawned here inherit it).
+process.env.TOOLGATE_GREP_WALK_MAX = '0';
 const skipOffLinux = process.platform === 'linux' ? false : 'needs /proc/self/fd (Linux): elsewhere the check is by path';
 const hit = (rel: string): FileHit => ({ rel, records: [], count: 1 });
 const opts = { allowHardlinks: false, need: 10, budget: 100, itemsOf: () => 1, isFileRoot: false };

@@ -13,9 +13,11 @@ import { detectBwrap } from '../../src/exec/sandbox.js';
 import { Harness, policyFromYaml } from '../../src/testing/helpers.js';
 import { deniedLeaks as leaks, GATE_POLICY, gateTree, HIDDEN_NAMES, normalise, SECRET_TEXT, type GateTree } from './gate-fixture.js';
 
-// These tests compare the two glob engines on small trees: ripgrep runs even where glob would walk
-// a folder this small itself (TOOLGATE_GLOB_WALK_MAX; servers spawned here inherit it).
+// These tests compare the two engines on small trees: ripgrep runs even where glob and grep would
+// search a folder this small themselves (TOOLGATE_GLOB_WALK_MAX, TOOLGATE_GREP_WALK_MAX; servers
+// spawned here inherit them).
 process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+process.env.TOOLGATE_GREP_WALK_MAX = '0';
 
 let tree: GateTree;
 before(() => { tree = gateTree(); });

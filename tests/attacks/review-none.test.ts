@@ -11,8 +11,9 @@ import { compileGlobs, DEFAULT_DENY } from '../../src/workspace/path-rules.js';
 // PathRules.isDenied, which the change left alone) on every file of a tree; no walk may show a
 // file read_file refuses, and every file it reads must be listable (controls).
 
-// Walks small folders itself unless told otherwise: make glob's ripgrep engine run on this tree.
+// Searches small folders itself unless told otherwise: make glob's and grep's ripgrep engines run on this tree.
 process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+process.env.TOOLGATE_GREP_WALK_MAX = '0';
 
 const FILES = [
   'ok.txt', 'a/ok.txt', 'a/.env', 'a/b/k.pem', '.ssh/id', 'x.key.txt',

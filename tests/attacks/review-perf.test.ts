@@ -9,9 +9,11 @@ import { compileGlobs, requiredLiterals } from '../../src/workspace/path-rules.j
 import { GENESIS, hashLine } from '../../src/audit/record.js';
 import { verifyAudit } from '../../src/audit/verify.js';
 
-// These tests compare the two glob engines on small trees: ripgrep runs even where glob would walk
-// a folder this small itself (TOOLGATE_GLOB_WALK_MAX; servers spawned here inherit it).
+// These tests compare the two engines on small trees: ripgrep runs even where glob and grep would
+// search a folder this small themselves (TOOLGATE_GLOB_WALK_MAX, TOOLGATE_GREP_WALK_MAX; servers
+// spawned here inherit them).
 process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+process.env.TOOLGATE_GREP_WALK_MAX = '0';
 
 // review-perf: an attack review of what the performance work changed (issue 11).
 

@@ -11,6 +11,9 @@ import { toCallToolResult, type Envelope } from '../../src/core/envelope.js';
 import { connectStdio, tempDir } from '../../src/testing/helpers.js';
 import { openRechecker, PINNED_DIR_CACHE, recheckCandidates, type Candidate } from '../../src/tools/glob/recheck.js';
 
+// These tests are about grep's ripgrep path: it runs even on these small trees (TOOLGATE_GREP_WALK_MAX=0;
+// servers spawned here inherit it).
+process.env.TOOLGATE_GREP_WALK_MAX = '0';
 const skipOffLinux = process.platform === 'linux' ? false : 'needs /proc/self/fd (Linux): elsewhere the re-check is by path';
 const fdCount = () => readdirSync('/proc/self/fd').length;
 

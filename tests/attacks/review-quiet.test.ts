@@ -11,6 +11,9 @@ import { quietFolders } from '../../src/tools/glob/recheck.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { RACY_MS } from '../../src/tools/walk/link-cache.js';
 
+// These tests are about grep's ripgrep path: it runs even on these small trees (TOOLGATE_GREP_WALK_MAX=0;
+// servers spawned here inherit it).
+process.env.TOOLGATE_GREP_WALK_MAX = '0';
 const skipOffLinux = process.platform === 'linux' ? false : 'needs Linux (/proc/self/fd): elsewhere no folder is quiet';
 const settle = () => new Promise((r) => setTimeout(r, RACY_MS + 300));
 

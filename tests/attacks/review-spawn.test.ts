@@ -13,6 +13,9 @@ import { CLI, Harness, tempDir, whileSwapping, withEngine } from '../../src/test
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { helperPidForTests, resetRgHelperForTests, RG_STARTER_TITLE, spawnRg, type RgChild } from '../../src/tools/grep/rg-spawn.js';
 
+// These tests are about grep's ripgrep path: it runs even on these small trees (TOOLGATE_GREP_WALK_MAX=0;
+// servers spawned here inherit it).
+process.env.TOOLGATE_GREP_WALK_MAX = '0';
 const skipHelper = process.platform !== 'linux' ? 'the rg starter process is Linux only'
   : /^(off|0|false|no|none)$/i.test(process.env.TOOLGATE_RG_HELPER?.trim() ?? '') ? 'TOOLGATE_RG_HELPER=off' : false;
 

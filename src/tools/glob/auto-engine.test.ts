@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
 import { Harness, tempDir } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
-import { TreeSizes, BIG } from '../walk/tree-sizes.js';
+import { TreeSizes } from '../walk/tree-sizes.js';
 import { smallTreeWalkMax, DEFAULT_SMALL_TREE_WALK_MAX } from './glob.js';
 
 // With ripgrep present, glob walks a small folder itself (starting rg and find costs more) and
@@ -37,15 +37,17 @@ test('TOOLGATE_GLOB_WALK_MAX: default, a number, 0, and nonsense', () => {
   assert.equal(smallTreeWalkMax({ TOOLGATE_GLOB_WALK_MAX: 'lots' }), DEFAULT_SMALL_TREE_WALK_MAX);
 });
 
-test('TreeSizes: remembers, and drops the least recently used past its bound', () => {
+test('TreeSizes: exact sizes and "more than N", and drops the least recently used past its bound', () => {
   const s = new TreeSizes();
   s.set('/a', 10);
-  s.set('/b', BIG);
-  assert.equal(s.get('/a'), 10);
-  assert.equal(s.get('/b'), BIG);
+  s.setMoreThan('/b', 300);
+  assert.ok(s.within('/a', 10) && !s.within('/a', 9) && !s.over('/a', 10) && s.over('/a', 9));
+  // More than 300: over any budget up to 300; past that, unknown (neither over nor within).
+  assert.ok(s.over('/b', 300) && s.over('/b', 100) && !s.over('/b', 1000) && !s.within('/b', 1000));
+  assert.ok(!s.over('/unknown', 1) && !s.within('/unknown', 1e9));
   for (let i = 0; i < 1100; i++) s.set(`/x${i}`, i);
-  assert.equal(s.get('/a'), undefined);
-  assert.equal(s.get('/x1099'), 1099);
+  assert.ok(!s.within('/a', 10), 'the oldest entry was dropped');
+  assert.ok(s.within('/x1099', 1099));
 });
 
 test('glob picks the walker for a small folder and ripgrep for a big one, with ripgrep\'s answer either way', async (t) => {

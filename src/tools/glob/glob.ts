@@ -5,7 +5,6 @@ import { filesWithin, lessUsed, TEXT_RESERVE } from '../../core/render.js';
 import type { PlanTarget, ResolvedPath, ToolContext, ToolResult } from '../../core/types.js';
 import { locateRg, RgUnavailable } from '../grep/rg.js';
 import { RG_IGNORE_FILES } from '../walk/ignore-stack.js';
-import { BIG } from '../walk/tree-sizes.js';
 import { DEFAULT_TIME_LIMIT_MS, walk, type StopReason } from '../walk/walk.js';
 import { compilePattern } from './pattern.js';
 import { rgGlob } from './rg-engine.js';
@@ -148,9 +147,9 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
     // A small folder is walked here (starting rg and find costs more than walking it); the
     // walker's budget tells a small folder from a big one, remembered per folder (TreeSizes).
     const walkMax = Math.min(smallTreeWalkMax(), caps.maxVisits);
-    if (bin && walkMax > 0 && sizes.get(start.abs) !== BIG) {
+    if (bin && walkMax > 0 && !sizes.over(start.abs, walkMax)) {
       const probe = await runWalk(walkMax);
-      if (probe.r.stopped === 'visit_cap') sizes.set(start.abs, BIG);
+      if (probe.r.stopped === 'visit_cap') sizes.setMoreThan(start.abs, walkMax);
       else {
         sizes.set(start.abs, probe.r.visited);
         useWalk(probe);

@@ -1,126 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toCallToolResult, type Envelope } from '../../core/envelope.js';
-import { Harness, policyFromYaml, startFolderSwapper, tempDir } from '../../testing/helpers.js';
+import { toCallToolResult } from '../../core/envelope.js';
+import { Harness, policyFromYaml, startFolderSwapper } from '../../testing/helpers.js';
+import { buildTree, comparable, grep, QUERIES, SECRET, write } from './grep-fixture.js';
 import { locateRg, rgArgs } from './rg.js';
 import { toJsPattern } from './regex.js';
 import { comparePaths } from './select.js';
 import { searchText } from './search-text.js';
-
-type Data = {
-  output_mode: string; matches?: Array<{ file: string; line: number; text: string; before?: string[]; after?: string[] }>;
-  files?: string[]; counts?: Array<{ file: string; count: number }>; total_files: number; total_matches?: number;
-  totals_exact: boolean; truncated: boolean; capped: string | null; fallback_used: boolean; fallback_reason?: string | null; engine: string; notes?: string[];
-};
-type Env = Envelope & { data: Data };
-
-const SECRET = 'TOPSECRET';
-
-function write(root: string, rel: string, content: string | Buffer): void {
-  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-  writeFileSync(path.join(root, rel), content);
-}
-
-/** A workspace with every kind of entry grep must handle, plus an outside dir it must never reach. */
-function buildTree() {
-  const t = tempDir('tg-grep-');
-  const ws = path.join(t.dir, 'ws');
-  const out = path.join(t.dir, 'outside');
-  mkdirSync(ws);
-  write(out, 'secret.txt', `needle ${SECRET} outside\n`);
-  write(out, 'hardsrc.txt', `needle ${SECRET} via hard link\n`);
-  const files: Record<string, string | Buffer> = {
-    '.gitignore': 'ignored.txt\nbuild/\n*.log\n!keep.log\n',
-    'a.ts': 'const needle = 1;\nfunction Foo() { return needle; }\nexport default Foo;\n',
-    'b.js': '// needle in js\nNEEDLE upper\nlast line\n',
-    'ignored.txt': 'needle but gitignored\n',
-    'x.log': 'needle in a log\n',
-    'keep.log': 'needle kept by a negation\n',
-    'build/out.js': 'needle in build\n',
-    '.hidden.ts': 'needle in a hidden file\n',
-    '.hdir/inner.md': 'needle in a hidden dir\n',
-    '.env': `API=${SECRET} needle\n`,
-    'sub/.env.local': `LOCAL=${SECRET} needle\n`,
-    'sub/id.pem': `-----BEGIN ${SECRET} needle\n`,
-    'sub/.ignore': '*.tmp\n',
-    'sub/t.tmp': 'needle in tmp\n',
-    'sub/.gitignore': 'generated/\n',
-    'sub/generated/g.ts': 'needle generated\n',
-    'sub/deep/c.py': 'def needle():\n    return 1\n\ndef other():\n    return needle()\n',
-    'sub/deep/d.md': '# Needle\nsome needle text\n\nfoo\nbar needle\n',
-    'sub/a b/space.txt': 'needle with a space in the folder\n',
-    'bin.dat': Buffer.from('needle\0binary\n'),
-    'crlf.txt': 'needle\r\nnext needle\r\n',
-    'uni.txt': 'ünïcode needle ✓\nnaïve\n',
-    'long.txt': `${'x'.repeat(1000)}needle\n`,
-    'a.txt': 'needle sorts after the a/ folder\n',
-    'a/z.txt': 'needle in a/\n',
-    '.git/HEAD': 'needle in git internals\n',
-  };
-  for (let i = 0; i < 30; i++) files[`many/f${String(i).padStart(2, '0')}.txt`] = `needle ${i}\nneedle again ${i}\n`;
-  for (const [rel, c] of Object.entries(files)) write(ws, rel, c);
-  symlinkSync(path.join(out, 'secret.txt'), path.join(ws, 'link-out.txt'));
-  symlinkSync(out, path.join(ws, 'linkdir'));
-  linkSync(path.join(out, 'hardsrc.txt'), path.join(ws, 'hard.txt'));
-  execFileSync('mkfifo', [path.join(ws, 'pipe.ts')]);
-  const h = new Harness([ws]);
-  return { ws, out, h, done: () => { h.close(); t.cleanup(); } };
-}
-
-async function grep(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>, env: Record<string, string> = {}): Promise<Env> {
-  const saved = { ...process.env };
-  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
-  Object.assign(process.env, env);
-  try {
-    const res = await h.call('grep', args) as Env;
-    assert.ok(h.rt.tools.get('grep')!.envelope.safeParse(res).success, 'envelope matches the output schema');
-    return res;
-  } finally {
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-  }
-}
-
-/** The part of a result both engines must agree on. */
-function comparable(e: Env) {
-  if (!e.ok) return { error: e.error?.code };
-  const { engine: _e, fallback_used: _f, fallback_reason: _r, ...data } = e.data;
-  return { data, text: e.text.replace(/ Built-in search used: [^.]*\./, '') };
-}
-
-const QUERIES: Array<Record<string, unknown>> = [
-  { pattern: 'needle' },
-  { pattern: 'needle', output_mode: 'content' },
-  { pattern: 'needle', output_mode: 'count' },
-  { pattern: 'needle', output_mode: 'content', context: 1, path: 'sub' },
-  { pattern: 'NEEDLE', ignore_case: true, output_mode: 'count' },
-  { pattern: '(?i)^needle', output_mode: 'content' },
-  { pattern: 'Foo() {', fixed_strings: true, output_mode: 'content' },
-  { pattern: '^def \\w+\\(', output_mode: 'content' },
-  { pattern: 'needle$', output_mode: 'content' },
-  { pattern: 'n[[:alpha:]]+dle \\d+', output_mode: 'count' },
-  { pattern: 'needle', type: 'ts' },
-  { pattern: 'needle', type: 'md', hidden: true },
-  { pattern: 'needle', glob: '*.md' },
-  { pattern: 'needle', glob: ['sub/**', '!**/deep/**'] },
-  { pattern: 'needle', glob: ['!many', '!*.txt'] },
-  { pattern: 'needle', hidden: true },
-  { pattern: 'needle', hidden: true, glob: ['.env*', '*.pem', '**/.env'] },
-  { pattern: 'needle\\(\\):\\n\\s+return', multiline: true, output_mode: 'content' },
-  { pattern: 'needle \\d+\\nneedle', multiline: true, output_mode: 'count' },
-  { pattern: 'needle', output_mode: 'content', head_limit: 5, offset: 3 },
-  { pattern: 'needle', head_limit: 4 },
-  { pattern: 'needle', path: 'sub/deep/d.md', output_mode: 'content', context: 2 },
-  { pattern: 'needle', path: 'sub/deep', output_mode: 'count' },
-  { pattern: 'needle', path: 'build', output_mode: 'content' },
-  { pattern: 'nothing-matches-this' },
-  { pattern: 'foo(' },
-  { pattern: '(?=needle)x' },
-  { pattern: 'needle\\nx' },
-];
 
 test('grep: ripgrep and the built-in engine give the same answers on the same tree', async (t) => {
   const s = buildTree();
@@ -137,6 +24,16 @@ test('grep: ripgrep and the built-in engine give the same answers on the same tr
       const viaRg = await grep(s.h, 'rg', args);
       if (viaRg.ok) assert.equal(viaRg.data.engine, 'ripgrep', JSON.stringify(args));
       assert.deepEqual(comparable(builtin), comparable(viaRg), `same answer for ${JSON.stringify(args)}`);
+      // The default: this small tree is searched here when both engines read the pattern alike (small.ts), by ripgrep otherwise.
+      const auto = await grep(s.h, 'auto', args);
+      assert.deepEqual(comparable(auto), comparable(viaRg), `same answer by default for ${JSON.stringify(args)}`);
+      if (auto.ok) {
+        // Searched here unless multiline or \w, \d… (Unicode-wide in Rust, ASCII in JavaScript), which are left to ripgrep.
+        const here = !args.multiline && !/\\[dw]/.test(String(args.pattern));
+        assert.equal(auto.data.engine, here ? 'builtin' : 'ripgrep', `engine for ${JSON.stringify(args)}`);
+        assert.equal(auto.data.fallback_used, false, 'a small folder searched here is not a fallback');
+        assert.equal(auto.status, viaRg.status, `same status (not partial for being searched here) for ${JSON.stringify(args)}`);
+      }
     }
     if (!rg) t.skip('ripgrep is not installed: only the built-in half ran');
   } finally {
@@ -144,9 +41,9 @@ test('grep: ripgrep and the built-in engine give the same answers on the same tr
   }
 });
 
-for (const engine of ['rg', 'builtin'] as const) {
+for (const engine of ['rg', 'builtin', 'auto'] as const) {
   test(`grep (${engine}): never shows secrets, outside files, hard links, binaries, ignored or hidden files`, async (t) => {
-    if (engine === 'rg' && !(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) return t.skip('ripgrep is not installed');
+    if (engine !== 'builtin' && !(await locateRg({ ...process.env, TOOLGATE_RG: '' }))) return t.skip('ripgrep is not installed');
     const s = buildTree();
     try {
       const all = await grep(s.h, engine, { pattern: 'needle', output_mode: 'content', head_limit: 2000 });
@@ -354,7 +251,7 @@ test('grep: a folder swapped for a symlink to outside, over and over during sear
   try {
     const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
     for (let i = 0; i < 15; i++) {
-      for (const engine of rg ? ['rg', 'builtin'] as const : ['builtin'] as const) {
+      for (const engine of rg ? ['rg', 'builtin', 'auto'] as const : ['builtin'] as const) {
         for (const mode of ['content', 'count', 'files_with_matches']) {
           const r = await grep(s.h, engine, { pattern: 'needle', output_mode: mode, head_limit: 2000 });
           const probe = await grep(s.h, engine, { pattern: `${SECRET}|twice`, output_mode: mode });

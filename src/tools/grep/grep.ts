@@ -8,12 +8,13 @@ import { lessUsed, TEXT_RESERVE } from '../../core/render.js';
 import type { ResolvedPath, ToolContext } from '../../core/types.js';
 import { openDir, openFileForRead } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
-import { builtinSearchDir, builtinSearchFile } from './fallback.js';
+import { builtinSearchDir, builtinSearchFile, UseRipgrep } from './fallback.js';
 import { toJsPattern, type JsPattern } from './regex.js';
 import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgListFiles, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
+import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines, SMALL_GREP_BYTES } from './small.js';
 import { sortByMtime } from './sort.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
 import { confirmContent, verifyHits } from './verify.js';
@@ -107,6 +108,8 @@ interface Ran {
   quietDirs?: ReadonlySet<string>;
   /** The folder rg searched (its pinned working folder): hits are checked there, not in whatever the path names later. */
   searched?: FolderId;
+  /** The built-in engine ran, ripgrep present, because the folder or file is small (small.ts): not a fallback. */
+  small?: boolean;
 }
 
 async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, needed: number, deadline: number, deny: DenyFilter): Promise<Ran> {
@@ -117,6 +120,9 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
   const select = new Selection(q);
   const common = { q, select, deny, signal: ctx.signal, deadline, needed, collectCap: envNumber('TOOLGATE_GREP_COLLECT_CAP') };
   const allowHardlinks = ws.rules.allowHardlinks;
+  // A small folder or file is searched here even with ripgrep present, when both engines read the pattern alike (small.ts).
+  const walkMax = bin ? grepWalkMax() : 0;
+  const small = walkMax > 0 && (rp.relToRoot === '' || !ignoreFilesAboveRoot(ws.roots[rp.rootIndex]!)) ? sameInBothEngines(q) : null;
 
   if (rp.kind === 'file') {
     const name = path.basename(rp.abs);
@@ -127,6 +133,14 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
     const pat = bin ? null : toJsPattern(q);
     const opened = await openFileForRead(rp, ws);
     try {
+      if (small && opened.stat.size <= SMALL_GREP_BYTES) {
+        try {
+          const result = await builtinSearchFile(opened.fh, { q, pat: small.pat, strict: small });
+          return { result, engine: 'builtin', fallbackReason: `the file is small (${opened.stat.size} bytes): searching it here is faster than starting ripgrep`, small: true };
+        } catch (e) {
+          if (!(e instanceof UseRipgrep)) throw e;
+        }
+      }
       if (bin) {
         const head = Buffer.alloc(Math.min(BINARY_WINDOW, opened.stat.size));
         const { bytesRead } = await opened.fh.read(head, 0, head.length, 0);
@@ -149,7 +163,21 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
 
   const pat = bin ? null : toJsPattern(q);
   const dir = await openDir(rp, ws);
+  const root = { abs: rp.abs, path: dir.path, wsRoot: ws.roots[rp.rootIndex]!, relToRoot: rp.relToRoot };
+  const visitCap = envNumber('TOOLGATE_GREP_VISIT_CAP') ?? DEFAULT_VISIT_CAP;
   try {
+    if (small && !ws.treeSizes.over(rp.abs, walkMax)) {
+      try {
+        const result = await builtinSearchDir(root, { ...common, pat: small.pat, allowHardlinks, visitCap, budget: { visits: walkMax, bytes: SMALL_GREP_BYTES, literal: small.literal } });
+        if (result.complete && !result.capped && result.visited !== undefined) ws.treeSizes.set(rp.abs, result.visited);
+        const entries = result.visited === undefined ? '' : `${result.visited} entries, `;
+        return { result, engine: 'builtin', fallbackReason: `the folder is small (${entries}at most ${walkMax}): searching it here is faster than starting ripgrep`, small: true };
+      } catch (e) {
+        if (!(e instanceof UseRipgrep)) throw e;
+        if (e.why === 'size') ws.treeSizes.setMoreThan(rp.abs, walkMax);
+        deny.askSkipped = 0;
+      }
+    }
     if (bin) {
       try {
         const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${dir.fh.fd}` : rp.abs;
@@ -177,8 +205,6 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
         fallbackReason = e.message;
       }
     }
-    const visitCap = envNumber('TOOLGATE_GREP_VISIT_CAP') ?? DEFAULT_VISIT_CAP;
-    const root = { abs: rp.abs, path: dir.path, wsRoot: ws.roots[rp.rootIndex]!, relToRoot: rp.relToRoot };
     const result = await builtinSearchDir(root, { ...common, pat: pat ?? toJsPattern(q), allowHardlinks, visitCap });
     return { result, engine: 'builtin', fallbackReason };
   } finally {
@@ -220,7 +246,7 @@ export const grepTool = defineTool({
     const needed = offset + limit + 1;
 
     const deny = new DenyFilter(ws, rp.relToRoot, rp.abs);
-    const { result, engine, fallbackReason, quietDirs, searched } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap, deny);
+    const { result, engine, fallbackReason, quietDirs, searched, small } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap, deny);
     const notes = [...result.notes];
     let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
     if (args.sort === 'mtime') {
@@ -280,7 +306,7 @@ export const grepTool = defineTool({
     }
     if (result.capped === 'time') header += ` Stopped at the time cap (${Math.round(timeCap / 100) / 10} s): the answer is partial.`;
     if (result.capped === 'visits') header += ` Stopped at the visit cap (${result.visited ?? ''} entries): the answer is partial.`;
-    if (engine === 'builtin' && fallbackReason) header += ` Built-in search used: ${fallbackReason}.`;
+    if (engine === 'builtin' && fallbackReason && !small) header += ` Built-in search used: ${fallbackReason}.`;
     for (const n of notes) header += ` ${n}`;
     if (deny.askSkipped) header += ` ${plural(deny.askSkipped, 'file or folder', 'files or folders')} left out by a policy rule that asks first.`;
 
@@ -305,7 +331,7 @@ export const grepTool = defineTool({
       truncated = true;
     }
 
-    const fallback_used = engine === 'builtin';
+    const fallback_used = engine === 'builtin' && !small;
     const data: Data = {
       output_mode: q.mode,
       ...(page.matches ? { matches: page.matches } : {}),
@@ -319,7 +345,7 @@ export const grepTool = defineTool({
       truncated,
       capped: result.capped,
       fallback_used,
-      fallback_reason: fallback_used ? fallbackReason : null,
+      fallback_reason: engine === 'builtin' ? fallbackReason : null,
       engine,
       ...(notes.length ? { notes } : {}),
       skipped_by_policy: deny.askSkipped,

@@ -5,7 +5,7 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
-import { Harness, tempDir } from '../../testing/helpers.js';
+import { Harness, tempDir, withEngine } from '../../testing/helpers.js';
 import { locateRg } from './rg.js';
 import { cutLine } from './search-text.js';
 import { MAX_LINE_CHARS } from './types.js';
@@ -13,16 +13,12 @@ import { MAX_LINE_CHARS } from './types.js';
 type Data = { files?: string[]; matches?: Array<{ file: string; line: number; text: string }>; counts?: Array<{ file: string }>; engine: string; fallback_used: boolean; fallback_reason: string | null };
 
 async function grep(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>): Promise<Envelope & { data: Data }> {
-  const saved = process.env.TOOLGATE_RG;
-  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
-  try {
+  return withEngine(engine, async () => {
     const env = await h.call('grep', args);
     assert.equal(env.ok, true, JSON.stringify(env.error));
     assert.ok(h.rt.tools.get('grep')!.envelope.safeParse(env).success, 'envelope matches the output schema');
     return env as Envelope & { data: Data };
-  } finally {
-    if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
-  }
+  });
 }
 
 function setup() {

@@ -28,7 +28,7 @@ const SLICE = 512;
 const HAS_PROC_FD = process.platform === 'linux';
 
 /** The descriptor is the real file at `expected` (Linux: its /proc link; elsewhere path and inode agree). */
-function descriptorIsSync(fd: number, expected: string, ino: number): boolean {
+export function descriptorIsSync(fd: number, expected: string, ino: number): boolean {
   if (HAS_PROC_FD) return readlinkSync(`/proc/self/fd/${fd}`) === expected;
   return realpathSync(expected) === expected && statSync(expected).ino === ino;
 }

@@ -7,9 +7,11 @@ import type { Envelope } from '../../core/envelope.js';
 import { Harness, tempDir, withEngine } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 
-// These tests compare the two glob engines on small trees: ripgrep runs even where glob would walk
-// a folder this small itself (TOOLGATE_GLOB_WALK_MAX; servers spawned here inherit it).
+// These tests compare the two engines on small trees: ripgrep runs even where glob and grep would
+// search a folder this small themselves (TOOLGATE_GLOB_WALK_MAX, TOOLGATE_GREP_WALK_MAX; servers
+// spawned here inherit them).
 process.env.TOOLGATE_GLOB_WALK_MAX = '0';
+process.env.TOOLGATE_GREP_WALK_MAX = '0';
 
 /**
  * The Linux kernel's root .gitignore starts with `.*` (and re-includes a few dot-files). A

@@ -1,0 +1,74 @@
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
+import { toJsPattern, type JsPattern } from './regex.js';
+import type { Query } from './types.js';
+
+/**
+ * grep searches a small folder (or file) itself even when ripgrep is present: starting rg costs
+ * its process (~2 ms of CPU on this machine class, spread over the server, rg and the kernel)
+ * where the built-in engine reads a few hundred small files in less. Only for patterns both
+ * engines read the same way (sameInBothEngines), so the engine never changes an answer.
+ */
+
+/**
+ * Entries up to which grep searches a folder itself (TOOLGATE_GREP_WALK_MAX; 0: always ripgrep).
+ * Where the two cross, measured through the server (bench/grep-small.ts): see docs/grep.md.
+ */
+export const DEFAULT_GREP_WALK_MAX = 1000;
+/** Bytes read past which a "small" folder or file goes to ripgrep after all (rg reads big files faster). */
+export const SMALL_GREP_BYTES = 2 * 1024 * 1024;
+
+export function grepWalkMax(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.TOOLGATE_GREP_WALK_MAX?.trim();
+  if (!v) return DEFAULT_GREP_WALK_MAX;
+  const n = Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : DEFAULT_GREP_WALK_MAX;
+}
+
+/** Escapes whose classes differ: Rust's \d \w \b (and \p names) are Unicode-wide, JavaScript's \d \w \b ASCII. */
+const UNICODE_ESCAPE = /\\[dDwWbBsSpP]/;
+/** An inline flag group that turns on case folding, e.g. (?i) or (?is). */
+const INLINE_I = /\(\?[a-zA-Z]*i/;
+
+export interface SmallSearch {
+  pat: JsPattern;
+  /**
+   * The pattern is literal text: invalid UTF-8 in a file cannot change its matches. Otherwise a
+   * file that decodes to U+FFFD sends the search to ripgrep (its "." and [^…] do not match an
+   * invalid byte; JavaScript's match the U+FFFD the decoder put there).
+   */
+  literal: boolean;
+}
+
+/**
+ * The query's pattern as the built-in engine runs it, when ripgrep would match exactly the same
+ * lines; null otherwise. Not: multiline; an escape whose class is Unicode-wide in Rust and ASCII
+ * (or, for \s, a little wider) in JavaScript; case folding of a pattern with non-ASCII
+ * characters (the two fold a few of those differently); U+FFFD in the pattern; anything the
+ * translation refuses.
+ */
+export function sameInBothEngines(q: Query): SmallSearch | null {
+  if (q.multiline || q.pattern.includes('\uFFFD')) return null;
+  if (!q.fixed_strings && UNICODE_ESCAPE.test(q.pattern)) return null;
+  if ((q.ignore_case || (!q.fixed_strings && INLINE_I.test(q.pattern))) && !/^[\x00-\x7f]*$/.test(q.pattern)) return null;
+  try {
+    return { pat: toJsPattern(q), literal: q.fixed_strings || /^[^\\^$.*+?()[\]{}|]+$/.test(q.pattern) };
+  } catch {
+    return null;
+  }
+}
+
+const ABOVE_ROOT_NAMES = ['.gitignore', '.ignore', '.rgignore', '.git'];
+
+/**
+ * Whether a folder above the workspace root holds an ignore file or a `.git`. ripgrep, searching
+ * a subfolder, reads the ignore files of every folder above it, past the workspace root; the
+ * built-in engine stops at the root. So a subfolder search goes to ripgrep when there are any.
+ * About 4 lstats a level, each time (a file added up there counts at once).
+ */
+export function ignoreFilesAboveRoot(wsRoot: string): boolean {
+  for (let dir = path.dirname(wsRoot); ; dir = path.dirname(dir)) {
+    for (const name of ABOVE_ROOT_NAMES) if (lstatSync(path.join(dir, name), { throwIfNoEntry: false })) return true;
+    if (dir === path.dirname(dir)) return false;
+  }
+}
