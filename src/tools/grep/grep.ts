@@ -121,7 +121,9 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
   const common = { q, select, deny, signal: ctx.signal, deadline, needed, collectCap: envNumber('TOOLGATE_GREP_COLLECT_CAP') };
   const allowHardlinks = ws.rules.allowHardlinks;
   // A small folder or file is searched here even with ripgrep present, when both engines read the pattern alike (small.ts).
-  const walkMax = bin ? grepWalkMax() : 0;
+  // Not under ask rules: skipped_by_policy then counts what rg would list (hidden, ignored and
+  // unselected names, links and empty folders are not), which the built-in walk does not know.
+  const walkMax = bin && !ws.gate?.asks ? grepWalkMax() : 0;
   const small = walkMax > 0 && (rp.relToRoot === '' || !ignoreFilesAboveRoot(ws.roots[rp.rootIndex]!)) ? sameInBothEngines(q) : null;
 
   if (rp.kind === 'file') {
