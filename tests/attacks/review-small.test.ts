@@ -46,3 +46,39 @@ rules:
     await same(h, args);
   }
 });
+
+for (const budget of ['40', '1000']) {
+test(`racing (budget ${budget}): a folder swapped for a link to outside and back never shows outside entries in visited, the reason, the engine or the sizes`, { skip: needsRg || (process.platform !== 'linux' && 'needs /proc/self/fd (Linux)'), timeout: 60_000 }, async (t) => {
+  const { whileSwapping } = await import('../../src/testing/helpers.js');
+  const d = tempDir('tg-rs-race-');
+  t.after(d.cleanup);
+  const ws = `${d.dir}/ws`;
+  const out = `${d.dir}/out`;
+  writeIn(ws, 'a/b/inside.txt', 'needle\n');
+  for (let i = 0; i < 20; i++) writeIn(ws, `a/f${i}.txt`, 'nothing\n');
+  // Outside: many entries (past a budget of 40), a file with invalid UTF-8, a file with a late NUL.
+  for (let i = 0; i < 60; i++) writeIn(out, `o${i}.txt`, 'needle outside\n');
+  writeIn(out, 'bad.txt', Buffer.from([0x6e, 0xff, 0x0a]));
+  writeIn(out, 'late.txt', Buffer.concat([Buffer.alloc(70_000, 0x61), Buffer.from([0])]));
+  const h = new Harness([ws]);
+  t.after(() => h.close());
+  const env = { TOOLGATE_GREP_WALK_MAX: budget };
+  // a/f*, a/b, a/b/inside.txt, and mid-swap a/b.d and the link a/b together.
+  const inside = 20 + 1 + 1 + 1;
+  const leaks: string[] = [];
+  let builtin = 0;
+  const runs = await whileSwapping(`${ws}/a/b`, out, 2500, async () => {
+    const r = await grep(h, 'auto', { pattern: 'n.edle', path: 'a' }, env);
+    assert.ok(r.ok, JSON.stringify(r));
+    const visited = r.stats?.visited;
+    if (r.data.engine === 'builtin') builtin++;
+    if (visited !== undefined && visited > inside) leaks.push(`visited ${visited}`);
+    if (/(\d+) entries/.exec(r.data.fallback_reason ?? '') && Number(/(\d+) entries/.exec(r.data.fallback_reason!)![1]) > inside) leaks.push(`reason ${r.data.fallback_reason}`);
+    if (r.data.engine === 'ripgrep') leaks.push(`engine ripgrep${builtin ? '' : ' from the first call'}: outside entries, bytes or text sent the search there`);
+    if ((r.data.files ?? []).some((f) => !f.endsWith('inside.txt'))) leaks.push(`files ${r.data.files}`);
+  });
+  assert.ok(runs > 20, `control: ${runs} searches ran`);
+  assert.ok(builtin > 0, 'control: the small path ran');
+  assert.deepEqual([...new Set(leaks)].slice(0, 5), [], `${leaks.length} of ${runs} answers told about the outside folder`);
+});
+}

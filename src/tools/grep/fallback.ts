@@ -5,7 +5,8 @@ import { IgnoreFile, isIgnored, KIND_COUNT, type IgnoreLayer } from './gitignore
 import type { JsPattern } from './regex.js';
 import { searchText, decodeForSearch } from './search-text.js';
 import type { DenyFilter, Selection } from './select.js';
-import { BINARY_WINDOW, COLLECT_CAP, type EngineResult, type FileHit, type Query } from './types.js';
+import { COLLECT_CAP, type EngineResult, type FileHit, type Query } from './types.js';
+import { openPinnedDir, sameTextInBothEngines, UseRipgrep } from './small.js';
 import { descriptorIsSync } from './verify.js';
 
 /** The built-in engine: an in-process walk and JavaScript regex, used when ripgrep is absent. */
@@ -24,16 +25,6 @@ const KIND_NAMES = ['.rgignore', '.ignore', '.gitignore'] as const;
 const SYNC_MAX_BYTES = 256 * 1024;
 /** Synchronous work between two turns of the event loop (cancellation, other sessions' calls). */
 const SYNC_SLICE_MS = 8;
-
-/**
- * A search given a budget (BuiltinOptions.budget) met what it leaves to ripgrep: more entries or
- * bytes than the budget ('size'), or text where the two engines could differ ('text').
- */
-export class UseRipgrep extends Error {
-  constructor(readonly why: 'size' | 'text', message: string) {
-    super(message);
-  }
-}
 
 export interface BuiltinOptions {
   q: Query;
@@ -149,12 +140,6 @@ function itemsOf(hit: FileHit, q: Query): number {
   return q.mode === 'content' ? hit.records.length : 1;
 }
 
-/** Throws UseRipgrep where ripgrep could read a file differently (see BuiltinOptions.budget). */
-function sameTextInBothEngines(buf: Buffer, text: string | null, literal: boolean, rel: string): void {
-  if (buf.length > BINARY_WINDOW && buf.indexOf(0, BINARY_WINDOW) >= 0) throw new UseRipgrep('text', `${rel || 'the file'} has a NUL byte past its first block`);
-  if (!literal && text?.includes('\uFFFD')) throw new UseRipgrep('text', `${rel || 'the file'} is not valid UTF-8`);
-}
-
 export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promise<EngineResult> {
   const { q, pat, select, deny } = o;
   const results: Array<FileHit | null | undefined> = [];
@@ -210,7 +195,9 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) return null;
-      if (st.size > SYNC_MAX_BYTES) return undefined;
+      // With a budget every file is read here (its folder's descriptor, in the path, is closed after the folder).
+      if (o.budget && bytesRead + st.size > o.budget.bytes) throw new UseRipgrep('size', `more than ${o.budget.bytes} bytes to search`);
+      if (st.size > SYNC_MAX_BYTES && !o.budget) return undefined;
       searched++;
       const buf = Buffer.allocUnsafe(st.size);
       let n = 0;
@@ -284,13 +271,26 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
 
   const walk = async (rel: string, path: string, layers: IgnoreLayer[]): Promise<void> => {
     let entries: Dirent[];
+    let pinned: number | undefined;
     try {
       // A small folder (budget) is read without the thread pool: an async readdir cost ~160 µs of a
-      // 300-file search's 7 ms each (15 folders: 7.0 → 4.6 ms).
+      // 300-file search's 7 ms each (15 folders: 7.0 → 4.6 ms). Each subfolder through its own
+      // checked descriptor (openPinnedDir): one swapped for a link to outside is not entered, so
+      // nothing there is counted, read, or weighed against the budget.
+      if (o.budget && rel !== '') ({ fd: pinned, path } = openPinnedDir(path, expectedAt(rel)));
       entries = o.budget ? readdirSync(path, { withFileTypes: true }) : await readdir(path, { withFileTypes: true });
     } catch {
+      if (pinned !== undefined) closeSync(pinned);
       return;
     }
+    try {
+      await walkEntries(rel, path, layers, entries);
+    } finally {
+      if (pinned !== undefined) closeSync(pinned);
+    }
+  };
+
+  const walkEntries = async (rel: string, path: string, layers: IgnoreLayer[], entries: Dirent[]): Promise<void> => {
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const names = new Set(entries.map((e) => e.name));
     const layer = readLayer(path, names, rel === '' ? 0 : rel.length + 1, '');

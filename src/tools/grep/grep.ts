@@ -8,13 +8,13 @@ import { lessUsed, TEXT_RESERVE } from '../../core/render.js';
 import type { ResolvedPath, ToolContext } from '../../core/types.js';
 import { openDir, openFileForRead } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
-import { builtinSearchDir, builtinSearchFile, UseRipgrep } from './fallback.js';
+import { builtinSearchDir, builtinSearchFile } from './fallback.js';
 import { toJsPattern, type JsPattern } from './regex.js';
 import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgListFiles, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
-import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines, SMALL_GREP_BYTES } from './small.js';
+import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines, SMALL_GREP_BYTES, UseRipgrep } from './small.js';
 import { sortByMtime } from './sort.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
 import { confirmContent, verifyHits } from './verify.js';
@@ -123,7 +123,8 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
   // A small folder or file is searched here even with ripgrep present, when both engines read the pattern alike (small.ts).
   // Not under ask rules: skipped_by_policy then counts what rg would list (hidden, ignored and
   // unselected names, links and empty folders are not), which the built-in walk does not know.
-  const walkMax = bin && !ws.gate?.asks ? grepWalkMax() : 0;
+  // Linux only: subfolders are entered through checked descriptors (/proc/self/fd; openPinnedDir).
+  const walkMax = bin && HAS_PROC_FD && !ws.gate?.asks ? grepWalkMax() : 0;
   const small = walkMax > 0 && (rp.relToRoot === '' || !ignoreFilesAboveRoot(ws.roots[rp.rootIndex]!)) ? sameInBothEngines(q) : null;
 
   if (rp.kind === 'file') {

@@ -1,7 +1,7 @@
-import { lstatSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { toJsPattern, type JsPattern } from './regex.js';
-import type { Query } from './types.js';
+import { BINARY_WINDOW, type Query } from './types.js';
 
 /**
  * grep searches a small folder (or file) itself even when ripgrep is present: starting rg costs
@@ -71,4 +71,37 @@ export function ignoreFilesAboveRoot(wsRoot: string): boolean {
     for (const name of ABOVE_ROOT_NAMES) if (lstatSync(path.join(dir, name), { throwIfNoEntry: false })) return true;
     if (dir === path.dirname(dir)) return false;
   }
+}
+
+/**
+ * A search given a budget (BuiltinOptions.budget) met what it leaves to ripgrep: more entries or
+ * bytes than the budget ('size'), or text where the two engines could differ ('text').
+ */
+export class UseRipgrep extends Error {
+  constructor(readonly why: 'size' | 'text', message: string) {
+    super(message);
+  }
+}
+
+/** Throws UseRipgrep where ripgrep could read a file differently (see BuiltinOptions.budget). */
+export function sameTextInBothEngines(buf: Buffer, text: string | null, literal: boolean, rel: string): void {
+  if (buf.length > BINARY_WINDOW && buf.indexOf(0, BINARY_WINDOW) >= 0) throw new UseRipgrep('text', `${rel || 'the file'} has a NUL byte past its first block`);
+  if (!literal && text?.includes('\uFFFD')) throw new UseRipgrep('text', `${rel || 'the file'} is not valid UTF-8`);
+}
+
+/**
+ * A subfolder of a small search, opened through its parent's descriptor path without following a
+ * link (O_NOFOLLOW) and checked to be the real folder at `expected` (/proc/self/fd): its
+ * descriptor's path, for listing it and opening what is in it. Throws otherwise. Linux only
+ * (grep.ts searches small folders here only where /proc/self/fd exists).
+ */
+export function openPinnedDir(path: string, expected: string): { fd: number; path: string } {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    if (readlinkSync(`/proc/self/fd/${fd}`) !== expected) throw new Error(`${expected} changed place during the search`);
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+  return { fd, path: `/proc/self/fd/${fd}` };
 }
