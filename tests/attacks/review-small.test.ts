@@ -82,3 +82,21 @@ test(`racing (budget ${budget}): a folder swapped for a link to outside and back
   assert.deepEqual([...new Set(leaks)].slice(0, 5), [], `${leaks.length} of ${runs} answers told about the outside folder`);
 });
 }
+
+test('ignore-file glob syntax as ripgrep reads it: "\\!name", "[!a]", ( ) | as plain characters', { skip: needsRg }, async (t) => {
+  const d = tempDir('tg-rs-gi-');
+  t.after(d.cleanup);
+  const files: Record<string, string> = {
+    'bang/.gitignore': '\\!bang.txt\n', 'bang/!bang.txt': 'needle\n', 'bang/other.txt': 'needle\n',
+    'cls/.gitignore': '[!a]*.txt\n', 'cls/a.txt': 'needle\n', 'cls/b.txt': 'needle\n', 'cls/!.txt': 'needle\n',
+    'grp/.ignore': '(a|b)\nx[]a].txt\n', 'grp/a': 'needle\n', 'grp/(a|b)': 'needle\n', 'grp/x].txt': 'needle\n', 'grp/xa.txt': 'needle\n', 'grp/xb.txt': 'needle\n',
+    'hash/.gitignore': '\\#h.txt\n#c.txt\n', 'hash/#h.txt': 'needle\n', 'hash/#c.txt': 'needle\n',
+  };
+  for (const [rel, c] of Object.entries(files)) writeIn(d.dir, rel, c);
+  const h = new Harness([d.dir]);
+  t.after(() => h.close());
+  const all = await same(h, { pattern: 'needle' });
+  assert.equal(all.data.engine, 'builtin');
+  assert.deepEqual(all.data.files, ['bang/other.txt', 'cls/a.txt', 'grp/a', 'grp/xb.txt', 'hash/#c.txt']);
+  for (const path of ['bang', 'cls', 'grp', 'hash']) await same(h, { pattern: 'needle', path });
+});

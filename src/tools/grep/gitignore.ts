@@ -64,8 +64,12 @@ function parseLine(raw: string): Rule | null {
   const anchored = line.includes('/');
   if (line.startsWith('/')) line = line.slice(1);
   // `foo/**` also names everything below foo; `**/foo` matches foo at any depth (picomatch does both).
+  // Glob syntax as ripgrep reads it, not picomatch's: a "!" left after "\!" is a plain character
+  // (nonegate), "[!…]" is a negated class (picomatch, without extglobs, reads "[!a]" as "! or a"),
+  // and ( ) | are plain characters, not a regex group.
+  const glob = line.replace(/\\.|\[!|[()|]/g, (m) => (m === '[!' ? '[^' : m.length === 2 ? m : `\\${m}`));
   try {
-    return { negative, dirOnly, anchored, test: picomatch(line, { dot: true, noextglob: true }) };
+    return { negative, dirOnly, anchored, test: picomatch(glob, { dot: true, noextglob: true, nonegate: true }) };
   } catch {
     return null;
   }
