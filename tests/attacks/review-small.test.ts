@@ -100,3 +100,16 @@ test('ignore-file glob syntax as ripgrep reads it: "\\!name", "[!a]", ( ) | as p
   assert.deepEqual(all.data.files, ['bang/other.txt', 'cls/a.txt', 'grp/a', 'grp/xb.txt', 'hash/#c.txt']);
   for (const path of ['bang', 'cls', 'grp', 'hash']) await same(h, { pattern: 'needle', path });
 });
+
+test('UTF-16 with a lone surrogate or an odd last byte, and globs the two engines read differently ({x}, @(…), {1..3})', { skip: needsRg }, async (t) => {
+  const d = tempDir('tg-rs-enc-');
+  t.after(d.cleanup);
+  const u16 = (s: string, tail: number[] = []) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le'), Buffer.from(tail)]);
+  writeIn(d.dir, 'enc/odd.txt', u16('needle odd\nlast needle', [0x41]));
+  writeIn(d.dir, 'enc/lone.txt', u16('needle \ud800 lone\n'));
+  for (const n of ['{x}.ts', 'x.ts', '@(a).ts', 'a.ts', 'f2.ts', '{1..3}.ts']) writeIn(d.dir, `g/${n}`, 'needle\n');
+  const h = new Harness([d.dir]);
+  t.after(() => h.close());
+  for (const path of ['enc', 'enc/odd.txt', 'enc/lone.txt']) await same(h, { pattern: 'needle', path, output_mode: 'content' });
+  for (const glob of ['{x}.ts', '@(a).ts', 'f{1..3}.ts', '*.{ts,md}', '!{x}.ts']) await same(h, { pattern: 'needle', path: 'g', glob });
+});

@@ -87,7 +87,9 @@ export function decodeForSearch(buf: Buffer): string | null {
   if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
     const body = Buffer.from(buf.subarray(2, 2 + ((buf.length - 2) & ~1)));
     if (buf[0] === 0xfe) body.swap16();
-    text = body.toString('utf16le');
+    // As ripgrep's transcoder: a lone surrogate and an odd last byte become U+FFFD.
+    text = body.toString('utf16le').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\uFFFD');
+    if ((buf.length - 2) % 2 === 1) text += '\uFFFD';
     const z = text.indexOf('\0');
     if (z >= 0 && z < BINARY_WINDOW / 2) return null;
     return z >= 0 ? text.slice(0, z) : text;

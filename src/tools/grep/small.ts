@@ -51,6 +51,9 @@ export function sameInBothEngines(q: Query): SmallSearch | null {
   if (q.multiline || q.pattern.includes('\uFFFD')) return null;
   if (!q.fixed_strings && UNICODE_ESCAPE.test(q.pattern)) return null;
   if ((q.ignore_case || (!q.fixed_strings && INLINE_I.test(q.pattern))) && !/^[\x00-\x7f]*$/.test(q.pattern)) return null;
+  // rg pre-selects files by a glob in its own syntax, then both engines filter with picomatch: where
+  // the two read a glob differently (extglob groups, a brace group without a comma, {1..3}) they disagree.
+  if (q.globs.some((g) => /[()]/.test(g) || /\{[^,}]*\}/.test(g))) return null;
   try {
     return { pat: toJsPattern(q), literal: q.fixed_strings || /^[^\\^$.*+?()[\]{}|]+$/.test(q.pattern) };
   } catch {
