@@ -113,3 +113,21 @@ test('UTF-16 with a lone surrogate or an odd last byte, and globs the two engine
   for (const path of ['enc', 'enc/odd.txt', 'enc/lone.txt']) await same(h, { pattern: 'needle', path, output_mode: 'content' });
   for (const glob of ['{x}.ts', '@(a).ts', 'f{1..3}.ts', '*.{ts,md}', '!{x}.ts']) await same(h, { pattern: 'needle', path: 'g', glob });
 });
+
+test('patterns JavaScript backtracks on (nested, repeated or alternated groups) never run on the server thread: ripgrep answers at once', { skip: needsRg, timeout: 30_000 }, async (t) => {
+  const { linearInJs } = await import('../../src/tools/grep/small.js');
+  for (const p of ['needle', 'a.b', '^foo$', 'foo|bar', '[a-z]x', '(?:ab)c', '[*+?]', '\\*', 'a\\{2\\}']) assert.equal(linearInJs(p), true, p);
+  for (const p of ['(a+)+b', 'a.*b', '.*.*y', 'a?', 'x{2,}', '(a|aa)c', '(?:a|b)c', '[[:alpha:]]+', 'a+']) assert.equal(linearInJs(p), false, p);
+  const d = tempDir('tg-rs-redos-');
+  t.after(d.cleanup);
+  writeIn(d.dir, 'exp.txt', `${'a'.repeat(40)}!\n`);
+  writeIn(d.dir, 'quad.txt', `${'a'.repeat(300_000)}\n`);
+  const h = new Harness([d.dir]);
+  t.after(() => h.close());
+  for (const pattern of ['(a+)+b', 'a.*b', '(a|aa)*c']) {
+    const started = Date.now();
+    const r = await grep(h, 'auto', { pattern });
+    assert.equal(r.data.engine, 'ripgrep', pattern);
+    assert.ok(Date.now() - started < 5_000, `${pattern}: ${Date.now() - started} ms`);
+  }
+});

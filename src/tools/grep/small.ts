@@ -54,11 +54,37 @@ export function sameInBothEngines(q: Query): SmallSearch | null {
   // rg pre-selects files by a glob in its own syntax, then both engines filter with picomatch: where
   // the two read a glob differently (extglob groups, a brace group without a comma, {1..3}) they disagree.
   if (q.globs.some((g) => /[()]/.test(g) || /\{[^,}]*\}/.test(g))) return null;
+  if (!q.fixed_strings && !linearInJs(q.pattern)) return null;
   try {
     return { pat: toJsPattern(q), literal: q.fixed_strings || /^[^\\^$.*+?()[\]{}|]+$/.test(q.pattern) };
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether JavaScript's backtracking engine runs the pattern in time linear in the text: no
+ * repetition (* + ? {n,m}) and no alternation inside a group, so every start position costs at
+ * most the pattern's length. Anything else goes to ripgrep (a linear-time engine): one synchronous
+ * search of `a.*b` over a 100 KB line took 3.5 s here, `.*.*y` over 10 KB two minutes, `(a+)+b`
+ * doubles with every character — all of it on the server's one JavaScript thread, where no
+ * time cap or cancellation can stop it.
+ */
+export function linearInJs(p: string): boolean {
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    if (c === '\\') { i++; continue; }
+    if (inClass) { if (c === ']') inClass = false; continue; }
+    // A "]" first in a class (after any "^") is a character.
+    if (c === '[') { inClass = true; if (p[i + 1] === '^') i++; if (p[i + 1] === ']') i++; continue; }
+    if (c === '(') { depth++; if (p[i + 1] === '?') i++; continue; }
+    if (c === ')') { depth--; continue; }
+    if (c === '*' || c === '+' || c === '?' || (c === '{' && /^\{\d/.test(p.slice(i)))) return false;
+    if (c === '|' && depth > 0) return false;
+  }
+  return true;
 }
 
 const ABOVE_ROOT_NAMES = ['.gitignore', '.ignore', '.rgignore', '.git'];
