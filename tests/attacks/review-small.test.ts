@@ -131,3 +131,31 @@ test('patterns JavaScript backtracks on (nested, repeated or alternated groups) 
     assert.ok(Date.now() - started < 5_000, `${pattern}: ${Date.now() - started} ms`);
   }
 });
+
+test('a hard link to an outside file: its content (invalid UTF-8, a late NUL) never picks the engine; FIFOs named like ignore files do not block', { skip: needsRg || (process.platform !== 'linux' && 'needs mkfifo (Linux)'), timeout: 30_000 }, async (t) => {
+  const { execFileSync } = await import('node:child_process');
+  const { linkSync, mkdirSync } = await import('node:fs');
+  const d = tempDir('tg-rs-hard-');
+  t.after(d.cleanup);
+  const ws = `${d.dir}/ws`;
+  writeIn(ws, 'a.txt', 'needle\n');
+  const engines: string[] = [];
+  for (const [name, content] of [['plain', 'n-edle\n'], ['utf', Buffer.from([0x6e, 0xff, 0x0a])], ['nul', Buffer.concat([Buffer.alloc(70_000, 0x61), Buffer.from([0])])]] as const) {
+    writeIn(d.dir, `out/${name}.txt`, content);
+    mkdirSync(`${ws}/${name}`);
+    linkSync(`${d.dir}/out/${name}.txt`, `${ws}/${name}/hard.txt`);
+    writeIn(ws, `${name}/b.txt`, 'needle\n');
+  }
+  const h = new Harness([ws]);
+  t.after(() => h.close());
+  for (const path of ['plain', 'utf', 'nul']) engines.push((await same(h, { pattern: 'n.edle', path })).data.engine);
+  assert.equal(new Set(engines).size, 1, `the engine told the hard-linked outside file's content apart: ${engines}`);
+  // FIFOs named like every ignore file, and as .git/info/exclude.
+  mkdirSync(`${ws}/fifo/.git/info`, { recursive: true });
+  for (const n of ['.gitignore', '.ignore', '.rgignore', '.git/info/exclude']) execFileSync('mkfifo', [`${ws}/fifo/${n}`]);
+  writeIn(ws, 'fifo/c.txt', 'needle\n');
+  const started = Date.now();
+  const r = await grep(h, 'auto', { pattern: 'needle', path: 'fifo' });
+  assert.deepEqual(r.data.files, ['fifo/c.txt']);
+  assert.ok(Date.now() - started < 5_000);
+});

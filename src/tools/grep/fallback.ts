@@ -195,6 +195,8 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) return null;
+      // A hard link may be an outside file: its content must not pick the engine (the text checks), so rg answers.
+      if (o.budget && st.nlink > 1 && !o.allowHardlinks) throw new UseRipgrep('text', `${rel} has several hard links`);
       // With a budget every file is read here (its folder's descriptor, in the path, is closed after the folder).
       if (o.budget && bytesRead + st.size > o.budget.bytes) throw new UseRipgrep('size', `more than ${o.budget.bytes} bytes to search`);
       if (st.size > SYNC_MAX_BYTES && !o.budget) return undefined;
