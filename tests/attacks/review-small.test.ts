@@ -159,3 +159,23 @@ test('a hard link to an outside file: its content (invalid UTF-8, a late NUL) ne
   assert.deepEqual(r.data.files, ['fifo/c.txt']);
   assert.ok(Date.now() - started < 5_000);
 });
+
+test('more matching lines than the collection cap (a folder or one file): the same totals, "at least" and note as ripgrep', { skip: needsRg }, async (t) => {
+  const d = tempDir('tg-rs-cap-');
+  t.after(d.cleanup);
+  writeIn(d.dir, 'a/many.txt', 'needle\n'.repeat(300));
+  writeIn(d.dir, 'a/more.txt', 'needle\n'.repeat(10));
+  const h = new Harness([d.dir]);
+  t.after(() => h.close());
+  const saved = process.env.TOOLGATE_GREP_COLLECT_CAP;
+  process.env.TOOLGATE_GREP_COLLECT_CAP = '200';
+  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_GREP_COLLECT_CAP; else process.env.TOOLGATE_GREP_COLLECT_CAP = saved; });
+  for (const path of ['a', 'a/many.txt']) {
+    for (const args of [{ output_mode: 'content', head_limit: 10 }, { output_mode: 'content', head_limit: 5, offset: 290 }, { output_mode: 'count' }]) {
+      const r = await same(h, { pattern: 'needle', path, ...args });
+      assert.ok(r.ok);
+    }
+  }
+  const small = await same(h, { pattern: 'needle', path: 'a/more.txt', output_mode: 'content' });
+  assert.equal(small.data.engine, 'builtin', 'control: under the cap, searched here');
+});
