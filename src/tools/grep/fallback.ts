@@ -6,7 +6,7 @@ import type { JsPattern } from './regex.js';
 import { searchText, decodeForSearch } from './search-text.js';
 import type { DenyFilter, Selection } from './select.js';
 import { COLLECT_CAP, type EngineResult, type FileHit, type Query } from './types.js';
-import { openPinnedDir, sameTextInBothEngines, UseRipgrep } from './small.js';
+import { listWithin, openPinnedDir, sameTextInBothEngines, UseRipgrep } from './small.js';
 import { descriptorIsSync } from './verify.js';
 
 /** The built-in engine: an in-process walk and JavaScript regex, used when ripgrep is absent. */
@@ -25,6 +25,8 @@ const KIND_NAMES = ['.rgignore', '.ignore', '.gitignore'] as const;
 const SYNC_MAX_BYTES = 256 * 1024;
 /** Synchronous work between two turns of the event loop (cancellation, other sessions' calls). */
 const SYNC_SLICE_MS = 8;
+/** A small search reads at most this many entries of one folder per entry of its budget (listWithin). */
+const RAW_ENTRIES_PER_BUDGET = 16;
 
 export interface BuiltinOptions {
   q: Query;
@@ -280,9 +282,10 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
       // checked descriptor (openPinnedDir): one swapped for a link to outside is not entered, so
       // nothing there is counted, read, or weighed against the budget.
       if (o.budget && rel !== '') ({ fd: pinned, path } = openPinnedDir(path, expectedAt(rel)));
-      entries = o.budget ? readdirSync(path, { withFileTypes: true }) : await readdir(path, { withFileTypes: true });
-    } catch {
+      entries = o.budget ? listWithin(path, RAW_ENTRIES_PER_BUDGET * o.budget.visits) : await readdir(path, { withFileTypes: true });
+    } catch (e) {
       if (pinned !== undefined) closeSync(pinned);
+      if (e instanceof UseRipgrep) throw e;
       return;
     }
     try {

@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, openSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, lstatSync, opendirSync, openSync, readlinkSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { toJsPattern, type JsPattern } from './regex.js';
 import { BINARY_WINDOW, type Query } from './types.js';
@@ -133,4 +133,24 @@ export function openPinnedDir(path: string, expected: string): { fd: number; pat
     throw e;
   }
   return { fd, path: `/proc/self/fd/${fd}` };
+}
+
+/**
+ * A folder's entries for a small search, read synchronously but never more than `max`: past it
+ * the search goes to ripgrep (UseRipgrep 'size') before a huge folder is read whole on the server
+ * thread (readdirSync of 300,000 entries took 245 ms here). `max` is generous (entries the deny
+ * list hides count here, not in the budget), so it says nothing about what those are.
+ */
+export function listWithin(path: string, max: number): Dirent[] {
+  const dir = opendirSync(path, { bufferSize: 256 });
+  try {
+    const out: Dirent[] = [];
+    for (let e = dir.readSync(); e; e = dir.readSync()) {
+      if (out.length >= max) throw new UseRipgrep('size', `more than ${max} entries in one folder`);
+      out.push(e);
+    }
+    return out;
+  } finally {
+    dir.closeSync();
+  }
 }
