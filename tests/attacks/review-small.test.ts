@@ -198,3 +198,26 @@ test('a huge folder is not read whole on the server thread: past 16 entries a bu
   const small = await grep(h, 'auto', { pattern: 'needle', path: 'big' }, { TOOLGATE_GREP_WALK_MAX: '4' });
   assert.equal(small.data.engine, 'ripgrep', '201 entries are more than 16 × 4');
 });
+
+test('cancelled during a small search: the call ends Cancelled within a slice, not after the whole folder', { skip: needsRg }, async (t) => {
+  const d = tempDir('tg-rs-cancel-');
+  t.after(d.cleanup);
+  for (let i = 0; i < 900; i++) writeIn(d.dir, `f/d${i % 30}/f${i}.txt`, `${'line of text\n'.repeat(150)}needle\n`);
+  const h = new Harness([d.dir]);
+  t.after(() => h.close());
+  const full = await grep(h, 'auto', { pattern: 'needle', path: 'f', output_mode: 'count' });
+  assert.equal(full.data.engine, 'builtin');
+  assert.equal(full.data.total_files, 900);
+  let ticks = 0;
+  const timer = setInterval(() => { ticks++; }, 1);
+  t.after(() => clearInterval(timer));
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 3);
+  const started = Date.now();
+  const r = await h.call('grep', { pattern: 'needle', path: 'f', output_mode: 'count' }, { signal: ac.signal });
+  const ms = Date.now() - started;
+  assert.equal(r.ok, false, 'the search stopped');
+  assert.equal(r.error?.code, 'Cancelled');
+  assert.ok(ms < 500, `${ms} ms`);
+  assert.ok(ticks > 0, 'the event loop turned during the search');
+});
