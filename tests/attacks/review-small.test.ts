@@ -221,3 +221,26 @@ test('cancelled during a small search: the call ends Cancelled within a slice, n
   assert.ok(ms < 500, `${ms} ms`);
   assert.ok(ticks > 0, 'the event loop turned during the search');
 });
+
+test('racing: no note counts matching files that "changed place" — with a folder swapped for a link to outside, that count told an outside file matched (every engine)', { skip: needsRg || (process.platform !== 'linux' && 'needs /proc/self/fd (Linux)'), timeout: 60_000 }, async (t) => {
+  const { whileSwapping } = await import('../../src/testing/helpers.js');
+  const d = tempDir('tg-rs-moved-');
+  t.after(d.cleanup);
+  const ws = `${d.dir}/ws`;
+  const out = `${d.dir}/out`;
+  writeIn(ws, 'a/b/inside.txt', 'nothing\n');
+  for (let i = 0; i < 300; i++) writeIn(ws, `a/filler${i}.txt`, 'nothing\n');
+  for (let i = 0; i < 40; i++) writeIn(out, `secret${i}.txt`, 'TOPSECRET\n');
+  const h = new Harness([ws]);
+  t.after(() => h.close());
+  const told: string[] = [];
+  for (const engine of ['rg', 'builtin', 'auto'] as const) {
+    const runs = await whileSwapping(`${ws}/a/b`, out, 1500, async () => {
+      const r = await grep(h, engine, { pattern: 'TOPSECRET', path: 'a' });
+      assert.ok(r.ok);
+      if (r.data.total_files || r.data.notes?.length) told.push(`${engine}: ${r.data.total_files} files, ${r.data.notes}`);
+    });
+    assert.ok(runs > 5, `control: ${runs} ${engine} searches ran`);
+  }
+  assert.deepEqual(told.slice(0, 5), [], `${told.length} answers told an outside file matches`);
+});

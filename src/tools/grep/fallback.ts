@@ -328,7 +328,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   advance();
   if (skipped.large) notes.push(`${skipped.large} file(s) over ${MAX_FILE_BYTES / 1024 / 1024} MB were not searched by the built-in engine.`);
   if (skipped.hardlinked) notes.push(`${skipped.hardlinked} matching file(s) with several hard links were left out (paths.allow_hardlinks is off).`);
-  if (skipped.moved) notes.push(`${skipped.moved} matching file(s) changed place during the search and were left out.`);
+  // skipped.moved gets no note: a file read through a folder swapped for a link to outside matched, which a count would tell.
   // Only what was finished in walk order counts, so an early stop still gives the first files in path order.
   const hits = results.slice(0, ready).filter((h): h is FileHit => !!h);
   return { hits, capped, searched, visited, complete: !enough && !capped && ready === results.length, sortedPrefix: true, notes };

@@ -271,7 +271,9 @@ export const grepTool = defineTool({
       overBudget = !v.exact;
       exact = exact && v.exact;
       if (v.hardlinked) notes.push(`${v.hardlinked} matching file(s) with several hard links were left out (paths.allow_hardlinks is off).`);
-      if (v.moved) notes.push(`${v.moved} matching file(s) changed place during the search and were left out.`);
+      // Hits that changed place (v.moved) or content (below) are left out without a note: rg may have
+      // read them through a folder swapped for a link to outside, and a count would tell that an
+      // outside file matches the pattern.
       if (rp.kind === 'dir') {
         let pat: JsPattern | null = null;
         if (q.mode !== 'content') try { pat = toJsPattern(q); } catch { /* rg-only syntax */ }
@@ -282,14 +284,10 @@ export const grepTool = defineTool({
         // again, shown or only counted alike, or the page or the totals would tell.
         const quietHit = (h: FileHit) => quietDirs?.has(dirOf(h.rel)) ?? false;
         const unsure = hits.filter((h) => !quietHit(h));
-        let changed = 0;
         if (unsure.length) {
-          const u = await confirmContent(unsure, rp.abs, Number.POSITIVE_INFINITY, check);
-          const ok = new Set(u.hits);
-          changed = u.changed;
+          const ok = new Set((await confirmContent(unsure, rp.abs, Number.POSITIVE_INFINITY, check)).hits);
           hits = hits.filter((h) => quietHit(h) || ok.has(h));
         }
-        if (changed) notes.push(`${changed} matching file(s) changed during the search and were left out.`);
       }
     }
 
