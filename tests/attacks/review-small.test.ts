@@ -262,3 +262,14 @@ test('racing, glob (ripgrep engine): the "N entries changed place" note tells th
   }));
   assert.equal(told, 0, `${told} answers told names matching the pattern exist outside`);
 });
+
+test('without ripgrep, the built-in engine runs a backtracking pattern on the server thread ((a+)+b over 24 characters: about a second; each more doubles it)', { todo: 'no linear-time engine in-process: the fallback needs a worker thread with a time cap, or to refuse patterns linearInJs rejects', timeout: 60_000 }, async (t) => {
+  const d = tempDir('tg-rs-redos-builtin-');
+  t.after(d.cleanup);
+  writeIn(d.dir, 'exp.txt', `${'a'.repeat(24)}!\n`);
+  const h = new Harness([d.dir]);
+  t.after(() => h.close());
+  const started = Date.now();
+  await grep(h, 'builtin', { pattern: '(a+)+b' });
+  assert.ok(Date.now() - started < 200, `${Date.now() - started} ms on the server thread`);
+});
