@@ -14,9 +14,10 @@ import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgListFiles, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
-import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines, SMALL_GREP_BYTES, UseRipgrep } from './small.js';
+import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines } from './small.js';
+import { searchSmallDir, searchSmallFile } from './small-search.js';
 import { sortByMtime } from './sort.js';
-import { BINARY_WINDOW, COLLECT_CAP, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
+import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
 import { confirmContent, verifyHits } from './verify.js';
 import { dirOf, quietFolders, type FolderId } from '../glob/recheck.js';
 
@@ -136,16 +137,8 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
     const pat = bin ? null : toJsPattern(q);
     const opened = await openFileForRead(rp, ws);
     try {
-      if (small && opened.stat.size <= SMALL_GREP_BYTES) {
-        try {
-          const result = await builtinSearchFile(opened.fh, { q, pat: small.pat, strict: small });
-          // As many lines as the collection cap: rg's answer says "at least" past it; rg answers.
-          if ((result.hits[0]?.records.length ?? 0) >= (common.collectCap ?? COLLECT_CAP[q.mode])) throw new UseRipgrep('text', 'more hits than the collection cap');
-          return { result, engine: 'builtin', fallbackReason: `the file is small (${opened.stat.size} bytes): searching it here is faster than starting ripgrep`, small: true };
-        } catch (e) {
-          if (!(e instanceof UseRipgrep)) throw e;
-        }
-      }
+      const here = small && await searchSmallFile(opened.fh, opened.stat.size, small, common);
+      if (here) return { ...here, engine: 'builtin', small: true };
       if (bin) {
         const head = Buffer.alloc(Math.min(BINARY_WINDOW, opened.stat.size));
         const { bytesRead } = await opened.fh.read(head, 0, head.length, 0);
@@ -171,20 +164,8 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
   const root = { abs: rp.abs, path: dir.path, wsRoot: ws.roots[rp.rootIndex]!, relToRoot: rp.relToRoot };
   const visitCap = envNumber('TOOLGATE_GREP_VISIT_CAP') ?? DEFAULT_VISIT_CAP;
   try {
-    if (small && !ws.treeSizes.over(rp.abs, walkMax)) {
-      try {
-        const result = await builtinSearchDir(root, { ...common, pat: small.pat, allowHardlinks, visitCap, budget: { visits: walkMax, bytes: SMALL_GREP_BYTES, literal: small.literal } });
-        // Stopped at the collection cap: what the totals and notes say past it is the engine's own; rg answers.
-        if (!result.complete && !result.capped) throw new UseRipgrep('text', 'more hits than the collection cap');
-        if (result.complete && !result.capped && result.visited !== undefined) ws.treeSizes.set(rp.abs, result.visited);
-        const entries = result.visited === undefined ? '' : `${result.visited} entries, `;
-        return { result, engine: 'builtin', fallbackReason: `the folder is small (${entries}at most ${walkMax}): searching it here is faster than starting ripgrep`, small: true };
-      } catch (e) {
-        if (!(e instanceof UseRipgrep)) throw e;
-        if (e.why === 'size') ws.treeSizes.setMoreThan(rp.abs, walkMax);
-        deny.askSkipped = 0;
-      }
-    }
+    const here = small && await searchSmallDir(root, small, walkMax, ws, { ...common, allowHardlinks, visitCap });
+    if (here) return { ...here, engine: 'builtin', small: true };
     if (bin) {
       try {
         const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${dir.fh.fd}` : rp.abs;
