@@ -184,17 +184,18 @@ async function grepRow(g: string, root: string, tg: Connected, tgFallback: Conne
   let n = 0;
   let nb = 0;
   let capped: string | null = null;
-  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'grep', args); n = (r.data as { total_files: number }).total_files; });
+  let engine = '';
+  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'grep', args); n = (r.data as { total_files: number }).total_files; engine = (r.data as { engine: string }).engine; });
   const fb = await timeRuns(reps, async () => { const r = await callOk(tgFallback, 'grep', args); nb = (r.data as { total_files: number }).total_files; capped = (r.data as { capped: string | null }).capped; });
   let b: number[] = [];
   let note = 'filesystem server: no content search';
   if (rgPath) {
     b = await timeRuns(reps, () => run(rgPath, ['-l', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null));
     const raw = (await rgLines(['--no-require-git', '-l', '-F', needle, '.'], root)).length;
-    note = check(`${g}: grep -l -F (ripgrep engine)`, n, raw, 'rg -l -F');
+    note = `${check(`${g}: grep -l -F (default engine: ${engine})`, n, raw, 'rg -l -F')}; engine ${engine}`;
     check(`${g}: grep -l -F (built-in engine)${capped ? ` (toolgate capped: ${capped})` : ''}`, nb, raw, 'rg -l -F');
   }
-  rows.push({ group: g, op: 'grep -l literal from the root (ripgrep engine)', toolgate: median(t), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F', note });
+  rows.push({ group: g, op: 'grep -l literal from the root (default: rg, in-process if small)', toolgate: median(t), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F', note });
   rows.push({ group: g, op: 'grep -l literal (built-in engine, no rg)', toolgate: median(fb), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F' });
 }
 
