@@ -245,7 +245,7 @@ test('racing: no note counts matching files that "changed place" — with a fold
   assert.deepEqual(told.slice(0, 5), [], `${told.length} answers told an outside file matches`);
 });
 
-test('racing, glob (ripgrep engine): the "N entries changed place" note tells that names matching the pattern exist outside', { todo: 'glob is outside this review (grep small path): its rg-engine moved count (glob.ts) needs the same treatment as grep\'s notes', skip: needsRg || (process.platform !== 'linux' && 'needs /proc/self/fd (Linux)'), timeout: 60_000 }, async (t) => {
+test('racing, glob (ripgrep engine): no "N entries changed place" note, which told that names matching the pattern exist outside', { skip: needsRg || (process.platform !== 'linux' && 'needs /proc/self/fd (Linux)'), timeout: 60_000 }, async (t) => {
   const { whileSwapping, withEngine } = await import('../../src/testing/helpers.js');
   const d = tempDir('tg-rs-glob-moved-');
   t.after(d.cleanup);

@@ -35,8 +35,6 @@ export interface EngineOutput {
   /** Entries looked at (stats only). */
   visited: number;
   stopped: 'time_cap' | null;
-  /** Entries that failed the re-check (moved, swapped for a link) after ripgrep listed them. */
-  moved: number;
   /** Files taken without a check of their own: their folders provably did not change (quietFolders). */
   quiet: number;
 }
@@ -172,7 +170,6 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   const pending: string[] = [];
   // Workspace.display, without its search of the roots when there is one.
   const show = ws.roots.length === 1 ? relToRootOf : (rel: string) => ws.display(`${base}/${rel}`);
-  let moved = 0;
   let quietOk = 0;
   const consider = (rel: string, link: boolean) => {
     if (rel === '' || rel.startsWith('/') || rel === '..' || rel.startsWith('../') || rel.endsWith('/..') || rel.includes('/../')) return;
@@ -185,7 +182,8 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     if (judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack) || !matches) return;
     // Files wait for rg to exit (quiet folders need no check one by one); links are checked at once.
     if (!link) pending.push(rel);
-    else if (checker.check({ rel, link })) matched.push(show(rel)); else moved++;
+    // An entry that fails the re-check (moved, swapped for a link) is left out, uncounted (glob.ts).
+    else if (checker.check({ rel, link })) matched.push(show(rel));
   };
 
   let opened;
@@ -214,7 +212,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     const quietDirs = quiet.all(pending.map(dirOf));
     for (const rel of pending) {
       if (quietDirs.has(dirOf(rel))) { matched.push(show(rel)); quietOk++; }
-      else if (checker.check({ rel, link: false })) matched.push(show(rel)); else moved++;
+      else if (checker.check({ rel, link: false })) matched.push(show(rel));
     }
     r = { timedOut: a.timedOut || l.timedOut, aborted: a.aborted || l.aborted };
   } finally {
@@ -222,5 +220,5 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     await opened?.fh.close().catch(() => {});
   }
   if (r.aborted) throw new ToolError('Cancelled', 'The glob was cancelled.');
-  return { matches: matched, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, moved, quiet: quietOk };
+  return { matches: matched, policySkipped, visited, stopped: r.timedOut ? 'time_cap' : null, quiet: quietOk };
 }
