@@ -94,6 +94,18 @@ function checkLinks(st: Stats, rp: ResolvedPath, ws: Workspace): void {
  * null means "use the asynchronous path" (not Linux, or a bigger file). Only the open of a
  * regular file and a bounded read happen synchronously.
  */
+/** Reads an open file from its start, `size` bytes or fewer when it ended sooner (a file that shrank). */
+export function readFdSync(fd: number, size: number): Buffer {
+  const buf = Buffer.allocUnsafe(size);
+  let n = 0;
+  while (n < size) {
+    const got = readSync(fd, buf, n, size - n, n);
+    if (got === 0) break;
+    n += got;
+  }
+  return buf.subarray(0, n);
+}
+
 export function readSmallFileSync(rp: ResolvedPath, ws: Workspace, max = SYNC_READ_MAX): { bytes: Buffer; stat: Stats } | null {
   if (!HAS_PROC_FD) return null;
   let fd: number;

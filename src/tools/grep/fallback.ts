@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, type Dirent } from 'node:fs';
 import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { ToolError } from '../../core/errors.js';
 import { IgnoreFile, isIgnored, KIND_COUNT, type IgnoreLayer } from './gitignore.js';
@@ -8,6 +8,8 @@ import type { DenyFilter, Selection } from './select.js';
 import { COLLECT_CAP, type EngineResult, type FileHit, type Query } from './types.js';
 import { listWithin, openPinnedDir, sameTextInBothEngines, UseRipgrep } from './small.js';
 import { descriptorIsSync } from './verify.js';
+import { readFdSync } from '../../workspace/safe-open.js';
+import { readIgnoreFileSync } from '../walk/ignore-stack.js';
 
 /** The built-in engine: an in-process walk and JavaScript regex, used when ripgrep is absent. */
 
@@ -61,36 +63,18 @@ export interface DirRoot {
   relToRoot: string;
 }
 
-/** An ignore file's text (a regular file up to 1 MB), or null. Synchronous: ignore files are small, and few. */
-function readSmall(path: string): string | null {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, OPEN_FLAGS);
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > 1024 * 1024) return null;
-    const buf = Buffer.allocUnsafe(st.size);
-    let n = 0;
-    for (let got = 1; n < st.size && got > 0; n += got) got = readSync(fd, buf, n, st.size - n, n);
-    return buf.toString('utf8', 0, n);
-  } catch {
-    return null;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
 /** The ignore files of one directory (only those its listing shows), or null when it has none. */
 function readLayer(dirPath: string, names: ReadonlySet<string>, strip: number, add: string): IgnoreLayer | null {
   const files: Array<IgnoreFile | undefined> = new Array(KIND_COUNT).fill(undefined);
   let any = false;
   for (let k = 0; k < KIND_NAMES.length; k++) {
     if (!names.has(KIND_NAMES[k]!)) continue;
-    const text = readSmall(`${dirPath}/${KIND_NAMES[k]}`);
+    const text = readIgnoreFileSync(dirPath, KIND_NAMES[k]!);
     if (text) { files[k] = new IgnoreFile(text); any = true; }
   }
   const hasGit = names.has('.git');
   if (hasGit) {
-    const text = readSmall(`${dirPath}/.git/info/exclude`);
+    const text = readIgnoreFileSync(dirPath, '.git/info/exclude');
     if (text) { files[3] = new IgnoreFile(text); any = true; }
   }
   return any || hasGit ? { strip, add, files, hasGit } : null;
@@ -203,14 +187,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
       if (o.budget && bytesRead + st.size > o.budget.bytes) throw new UseRipgrep('size', `more than ${o.budget.bytes} bytes to search`);
       if (st.size > SYNC_MAX_BYTES && !o.budget) return undefined;
       searched++;
-      const buf = Buffer.allocUnsafe(st.size);
-      let n = 0;
-      while (n < st.size) {
-        const got = readSync(fd, buf, n, st.size - n, n);
-        if (got === 0) break;
-        n += got;
-      }
-      return judge(rel, buf.subarray(0, n), st.nlink, () => { try { return descriptorIsSync(fd, expectedAt(rel), st.ino); } catch { return false; } });
+      return judge(rel, readFdSync(fd, st.size), st.nlink, () => { try { return descriptorIsSync(fd, expectedAt(rel), st.ino); } catch { return false; } });
     } catch (e) {
       if (e instanceof UseRipgrep) throw e;
       return null;

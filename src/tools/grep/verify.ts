@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { readFdSync } from '../../workspace/safe-open.js';
 import { openRechecker, type FolderId } from '../glob/recheck.js';
 import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
@@ -87,14 +88,7 @@ export async function confirmContent(sorted: FileHit[], rootAbs: string, need: n
       // The path may name another file than verifyHits checked (a folder above swapped with a copy
       // since): a hard link's content must not confirm anything, or the answer tells about its outside twin.
       if (st.nlink > 1 && !check.allowHardlinks) return false;
-      const buf = Buffer.allocUnsafe(st.size);
-      let n = 0;
-      while (n < st.size) {
-        const got = readSync(fd, buf, n, st.size - n, n);
-        if (got === 0) break;
-        n += got;
-      }
-      const text = decodeForSearch(buf.subarray(0, n));
+      const text = decodeForSearch(readFdSync(fd, st.size));
       if (text === null) return false;
       if (check.mode === 'content') {
         const lines = text.split('\n');

@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs';
+import { readFdSync } from '../../workspace/safe-open.js';
 import { compileIgnore, testIgnore, type CompiledIgnore, type IgnoreCompileCache } from './ignore-cache.js';
 
 /** Ignore files read in every directory, in order: a later file's rules win (as ripgrep ranks .ignore over .gitignore). */
@@ -130,14 +131,7 @@ export function readIgnoreFileSync(dirPath: string, name: string): string | null
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > MAX_IGNORE_FILE_BYTES) return null;
-    const buf = Buffer.allocUnsafe(st.size);
-    let off = 0;
-    while (off < buf.length) {
-      const n = readSync(fd, buf, off, buf.length - off, null);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.toString('utf8', 0, off);
+    return readFdSync(fd, st.size).toString('utf8');
   } catch {
     return null;
   } finally {
