@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { test } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineStdioTransport } from './stdio-transport.js';
@@ -86,9 +86,11 @@ test('close stops reading and reports it', async () => {
   assert.equal(r.got.length, 0);
 });
 
-test('answers written in one turn leave together after it; close() writes what is still held', async () => {
+test('answers written in one turn while others are owed leave together after it; close() writes what is still held', async () => {
   const r = rig();
   await r.t.start();
+  r.stdin.write('{"jsonrpc":"2.0","id":1,"method":"x"}\n{"jsonrpc":"2.0","id":2,"method":"x"}\n{"jsonrpc":"2.0","id":3,"method":"x"}\n{"jsonrpc":"2.0","id":4,"method":"x"}\n');
+  await r.tick();
   const chunks: string[] = [];
   (r.t as unknown as { stdout: PassThrough }).stdout.on('data', (c: Buffer) => chunks.push(c.toString()));
   void r.t.send({ jsonrpc: '2.0', id: 1, result: {} } as JSONRPCMessage);
@@ -98,6 +100,56 @@ test('answers written in one turn leave together after it; close() writes what i
   await r.tick();
   assert.deepEqual(r.written.map((m) => (m as { id: number }).id), [1, 2]);
   void r.t.send({ jsonrpc: '2.0', id: 3, result: {} } as JSONRPCMessage);
+  assert.ok(!chunks.join('').includes('"id":3'), 'held: id 4 is still owed');
   await r.t.close(); // before the turn ends (as on shutdown): still written
   assert.ok(chunks.join('').includes('"id":3'));
+});
+
+/** A stdout that records each write the transport's stream hands down (a corked run arrives as one writev). */
+function recordingRig(highWaterMark = 16 * 1024) {
+  const stdin = new PassThrough();
+  const writes: string[][] = [];
+  const stdout = new Writable({
+    highWaterMark,
+    write(chunk: Buffer, _enc, cb) { writes.push([chunk.toString()]); cb(); },
+    writev(chunks, cb) { writes.push(chunks.map((c) => String(c.chunk))); cb(); },
+  });
+  const t = new LineStdioTransport(stdin, stdout);
+  const tick = () => new Promise((r) => setImmediate(r));
+  return { stdin, stdout, t, writes, tick };
+}
+
+test('answers finished together while others are owed leave in one write; the last one owed leaves at once', async () => {
+  const r = recordingRig();
+  await r.t.start();
+  r.stdin.write('{"jsonrpc":"2.0","id":1,"method":"x"}\n{"jsonrpc":"2.0","id":2,"method":"x"}\n{"jsonrpc":"2.0","id":3,"method":"x"}\n');
+  await r.tick();
+  void r.t.send({ jsonrpc: '2.0', id: 1, result: {} } as JSONRPCMessage);
+  void r.t.send({ jsonrpc: '2.0', id: 2, result: {} } as JSONRPCMessage);
+  assert.equal(r.writes.length, 0, 'held while id 3 is still owed');
+  await r.tick();
+  assert.equal(r.writes.length, 1);
+  assert.deepEqual(r.writes[0]!.map((w: string) => JSON.parse(w).id), [1, 2], 'both answers in one write');
+  void r.t.send({ jsonrpc: '2.0', id: 3, result: {} } as JSONRPCMessage);
+  assert.equal(r.writes.length, 2, 'the last answer owed is written before send returns, not a tick later');
+  assert.equal(JSON.parse(r.writes[1]![0]!).id, 3);
+  // A cancelled request is not owed any more: the next answer is not held behind it.
+  r.stdin.write('{"jsonrpc":"2.0","id":4,"method":"x"}\n{"jsonrpc":"2.0","id":5,"method":"x"}\n{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}\n');
+  await r.tick();
+  void r.t.send({ jsonrpc: '2.0', id: 5, result: {} } as JSONRPCMessage);
+  assert.equal(r.writes.length, 3);
+  await r.t.close();
+});
+
+test('a full pipe: every write waits on one shared drain, not a listener each', async () => {
+  const r = recordingRig(64);
+  await r.t.start();
+  const ids = Array.from({ length: 40 }, (_, i) => i + 1);
+  r.stdin.write(ids.map((id) => `{"jsonrpc":"2.0","id":${id},"method":"x"}\n`).join(''));
+  await r.tick();
+  const sent = ids.map((id) => r.t.send({ jsonrpc: '2.0', id, result: { pad: 'x'.repeat(100) } } as JSONRPCMessage));
+  assert.ok(r.stdout.listenerCount('drain') <= 1, `drain listeners: ${r.stdout.listenerCount('drain')}`);
+  await Promise.all(sent);
+  assert.deepEqual(r.writes.flat().map((w) => JSON.parse(w).id), ids);
+  await r.t.close();
 });

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { BatchReplies, checkMessage, errorReply } from './batch.js';
+import { BatchReplies, checkMessage, errorReply, idOf } from './batch.js';
 import type { FastPath } from './mcp-server.js';
 
 /** The SDK's own cap on one stdio message. */
@@ -91,7 +91,10 @@ export class LineStdioTransport implements Transport {
     if (!Array.isArray(value)) {
       const msg = checkMessage(value);
       if ('error' in msg) void this.write([msg.error]);
-      else if (!this.fastPath?.(msg.ok, this.sendDirect)) this.onmessage?.(msg.ok);
+      else {
+        this.track(msg.ok);
+        if (!this.fastPath?.(msg.ok, this.sendDirect)) this.onmessage?.(msg.ok);
+      }
       return;
     }
     if (value.length === 0) {
@@ -99,11 +102,31 @@ export class LineStdioTransport implements Transport {
       return;
     }
     const { deliver, settle } = this.batches.split(value);
-    for (const m of deliver) this.onmessage?.(m);
+    for (const m of deliver) {
+      this.track(m);
+      this.onmessage?.(m);
+    }
     settle();
   }
 
+  /**
+   * The client's requests not yet answered (or cancelled), by id: while any is, an answer is
+   * corked until the end of this turn of the event loop, so that answers finished together
+   * (calls that arrived together) leave in one write — one system call and one wake-up of the
+   * client instead of one per answer. The last answer owed leaves at once: corking it would only
+   * hold it behind whatever else this turn still runs.
+   */
+  private readonly owed = new Set<string | number>();
   private corked = false;
+
+  private track(m: JSONRPCMessage) {
+    if (!('method' in m)) return;
+    if ('id' in m) this.owed.add(m.id);
+    else if (m.method === 'notifications/cancelled') {
+      const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') this.owed.delete(id);
+    }
+  }
 
   /** Writes what is corked now (also on process exit, which can come before the next tick). */
   private readonly flush = () => {
@@ -114,16 +137,28 @@ export class LineStdioTransport implements Transport {
 
   private write(messages: JSONRPCMessage[], asArray = false): Promise<void> {
     const json = (asArray ? JSON.stringify(messages) : messages.map((m) => JSON.stringify(m)).join('\n')) + '\n';
-    // Answers finished in the same turn of the event loop (calls that arrived together) leave
-    // in one write: one system call and one wake-up of the client instead of one per answer.
-    if (!this.corked) {
+    for (const m of messages) {
+      const id = 'method' in m ? null : idOf(m);
+      if (id !== null) this.owed.delete(id);
+    }
+    if (this.owed.size > 0 && !this.corked) {
       this.corked = true;
       this.stdout.cork();
       process.nextTick(this.flush);
     }
-    return new Promise((resolve) => {
-      if (this.stdout.write(json)) resolve();
-      else this.stdout.once('drain', resolve);
+    const ok = this.stdout.write(json);
+    if (this.owed.size === 0) this.flush();
+    return ok ? Promise.resolve() : this.drained();
+  }
+
+  /** One wait for 'drain' shared by every write made while the pipe is full (not a listener each). */
+  private draining: Promise<void> | null = null;
+  private drained(): Promise<void> {
+    return this.draining ??= new Promise<void>((resolve) => {
+      this.stdout.once('drain', () => {
+        this.draining = null;
+        resolve();
+      });
     });
   }
 
@@ -141,6 +176,7 @@ export class LineStdioTransport implements Transport {
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.reset();
     this.batches.clear();
+    this.owed.clear();
     this.onclose?.();
   }
 }
