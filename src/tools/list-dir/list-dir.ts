@@ -1,10 +1,10 @@
 import type { Dirent } from 'node:fs';
-import { lstatSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError, fromSystemError } from '../../core/errors.js';
 import type { ResolvedPath } from '../../core/types.js';
+import { lstatNames } from '../../workspace/dir-stat.js';
 import { openDir, readDirEntries } from '../../workspace/safe-open.js';
 import { EntryFilter, entryType, type EntryType } from '../walk/entry-filter.js';
 import { DEFAULT_IGNORE_FILES, IgnoreStack, ancestorIgnores, readIgnoreFiles } from '../walk/ignore-stack.js';
@@ -125,9 +125,10 @@ export const listDirTool = defineTool({
       // One root: an entry's display path is its root-relative path, already built (ws.display
       // would re-locate every entry among the roots); several roots keep ws.display (nested roots).
       const oneRoot = ws.roots.length === 1;
-      for (const k of page) {
-        let st: ReturnType<typeof lstatSync> | undefined;
-        try { st = lstatSync(`${dir.path}/${k.name}`, { throwIfNoEntry: false }); } catch { st = undefined; }
+      const stats = lstatNames(dir.path, page.map((k) => k.name));
+      for (let i = 0; i < page.length; i++) {
+        const k = page[i]!;
+        const st = stats[i];
         entries.push({ name: k.name, path: oneRoot ? k.relToRoot : ws.display(k.abs), type: k.type, size: st ? st.size : null, mtime_ms: st ? Math.floor(st.mtimeMs) : null });
       }
       const end = args.offset + entries.length;

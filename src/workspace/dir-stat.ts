@@ -1,0 +1,73 @@
+import { closeSync, constants, lstatSync, openSync, type Stats } from 'node:fs';
+
+const HAS_PROC_FD = process.platform === 'linux';
+/** Below this many names the two chdirs cost more than they save. */
+const CHDIR_MIN = 8;
+
+const tryLstat = (p: string): Stats | undefined => {
+  try { return lstatSync(p, { throwIfNoEntry: false }); } catch { return undefined; }
+};
+
+/**
+ * `lstat` of entries of an opened, verified folder, by name (undefined for a name that is gone
+ * or cannot be looked at). `dirPath` names exactly that folder: on Linux the /proc link of its
+ * descriptor, so a folder swapped for a symbolic link after the check is never entered.
+ *
+ * Through /proc each lookup first walks /proc/<pid>/fd/N (~4 µs an entry here, against ~1.6 µs
+ * for a name relative to the working directory: a 100-entry listing spends ~270 µs more). So on
+ * Linux, for more than a few names, the process steps into the folder through the same /proc
+ * link (the kernel takes the descriptor's folder, whatever its path now names), looks the names
+ * up relative to it, and steps back through a descriptor of where it was — all in one
+ * synchronous stretch, in which no other JavaScript runs. toolgate itself passes only absolute
+ * paths to the file system and gives every child process its `cwd`, so nothing else depends on
+ * the working directory during that stretch. When a step fails (a folder without search
+ * permission, a working directory that cannot be opened) the names are looked up through
+ * `dirPath` as before.
+ */
+export function lstatNames(dirPath: string, names: readonly string[]): Array<Stats | undefined> {
+  const out = new Array<Stats | undefined>(names.length);
+  const home = HAS_PROC_FD && names.length >= CHDIR_MIN ? enter(dirPath) : null;
+  const base = home === null ? `${dirPath}/` : '';
+  try {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      // A directory entry's name never holds a slash and is never "." or "..": no lookup leaves the folder.
+      out[i] = name === '' || name.includes('/') || name === '.' || name === '..' ? undefined : tryLstat(base + name);
+    }
+  } finally {
+    if (home !== null) leave(home);
+  }
+  return out;
+}
+
+/** Steps into the folder; returns a descriptor of the previous working directory, or null (nothing changed). */
+function enter(dirPath: string): number | null {
+  let home: number;
+  try {
+    home = openSync('.', constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch {
+    return null;
+  }
+  try {
+    process.chdir(dirPath);
+    return home;
+  } catch {
+    closeSync(home);
+    return null;
+  }
+}
+
+/**
+ * Steps back. It cannot fail in practice (the descriptor holds the very folder the process was
+ * in); should it (that folder lost its search permission meanwhile), the process goes to `/`
+ * rather than stay inside the listed folder.
+ */
+function leave(home: number): void {
+  try {
+    process.chdir(`/proc/self/fd/${home}`);
+  } catch {
+    process.chdir('/');
+  } finally {
+    closeSync(home);
+  }
+}
