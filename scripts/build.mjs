@@ -83,10 +83,19 @@ const result = await build({
   minifySyntax: true,
   write: false,
 });
+// The built-in grep engine's regex worker (src/tools/grep/regex-matcher.ts starts it from beside cli.js).
+const worker = await build({
+  ...common,
+  entryPoints: ['src/tools/grep/regex-worker.ts'],
+  outfile: 'dist/regex-worker.js',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  write: false,
+});
 // Written to a temp file and renamed: a test or a client starting dist/cli.js while a build
 // runs sees the old bundle or the new one, never a missing or half-written file.
 await mkdir('dist', { recursive: true });
-for (const f of result.outputFiles) {
+for (const f of [...result.outputFiles, ...worker.outputFiles]) {
   const tmp = `${f.path}.${process.pid}.tmp`;
   await writeFile(tmp, f.contents, { mode: f.path.endsWith('.js') ? 0o755 : 0o644 });
   await rename(tmp, f.path);

@@ -3,7 +3,8 @@ import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:f
 import { ToolError } from '../../core/errors.js';
 import { IgnoreFile, isIgnored, KIND_COUNT, type IgnoreLayer } from './gitignore.js';
 import type { JsPattern } from './regex.js';
-import { searchText, decodeForSearch } from './search-text.js';
+import { searchText, decodeForSearch, type TextHits } from './search-text.js';
+import { EXPIRED, needsWorker, RegexMatcher } from './regex-matcher.js';
 import type { DenyFilter, Selection } from './select.js';
 import { COLLECT_CAP, type EngineResult, type FileHit, type Query } from './types.js';
 import { listWithin, openPinnedDir, sameTextInBothEngines, UseRipgrep } from './small.js';
@@ -128,6 +129,8 @@ function itemsOf(hit: FileHit, q: Query): number {
 
 export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promise<EngineResult> {
   const { q, pat, select, deny } = o;
+  // A pattern JavaScript may backtrack on runs in a worker thread the search's end, cancel or time cap stops.
+  const matcher = needsWorker(q) ? new RegexMatcher(pat, q, o.signal, o.deadline) : null;
   const results: Array<FileHit | null | undefined> = [];
   const inflight = new Set<Promise<void>>();
   const notes: string[] = [];
@@ -153,15 +156,25 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     if (readyItems >= stopAt) enough = true;
   };
 
-  /** A hit from a file's text, or null (binary, no match, a hard link, moved). */
-  const judge = (rel: string, buf: Buffer, nlink: number, isAt: () => boolean): FileHit | null => {
+  /** A hit from a file's text, or null (binary, no match, a hard link, moved); a promise when the worker searches. */
+  const judge = (rel: string, buf: Buffer, nlink: number, isAt: () => boolean): FileHit | null | Promise<FileHit | null> => {
     bytesRead += buf.length;
     const b = o.budget;
     if (b && bytesRead > b.bytes) throw new UseRipgrep('size', `more than ${b.bytes} bytes to search`);
     const text = decodeForSearch(buf);
     if (b) sameTextInBothEngines(buf, text, b.literal, rel);
     if (text === null) return null;
-    const found = searchText(text, pat, q.multiline, q.mode, q.context);
+    if (!matcher) return hitOf(rel, searchText(text, pat, q.multiline, q.mode, q.context), nlink, isAt);
+    // Asked now: the file's descriptor is closed by the time the worker answers.
+    const at = isAt();
+    return matcher.search(text).then((found) => {
+      if (found !== EXPIRED) return hitOf(rel, found, nlink, () => at);
+      capped ??= 'time';
+      return null;
+    });
+  };
+
+  const hitOf = (rel: string, found: TextHits | null, nlink: number, isAt: () => boolean): FileHit | null => {
     if (!found) return null;
     if (nlink > 1 && !o.allowHardlinks) { skipped.hardlinked++; return null; }
     if (!isAt()) { skipped.moved++; return null; }
@@ -171,7 +184,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   const expectedAt = (rel: string) => `${root.abs === '/' ? '' : root.abs}/${rel}`;
 
   /** A small regular file, searched without the thread pool; undefined: not one (take the async path). */
-  const searchSmallSync = (rel: string, path: string): FileHit | null | undefined => {
+  const searchSmallSync = (rel: string, path: string): FileHit | null | undefined | Promise<FileHit | null> => {
     let fd: number;
     try {
       fd = openSync(path, OPEN_FLAGS);
@@ -230,12 +243,12 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     const seq = results.length;
     results.push(undefined);
     const small = searchSmallSync(rel, path);
-    if (small !== undefined) {
+    if (small !== undefined && !(small instanceof Promise)) {
       results[seq] = small;
       advance();
       return;
     }
-    const p: Promise<void> = searchFile(rel, path)
+    const p: Promise<void> = (small ?? searchFile(rel, path))
       .then((hit) => { results[seq] = hit; }, (e: unknown) => { results[seq] = null; failure ??= e; })
       .finally(() => { inflight.delete(p); advance(); });
     inflight.add(p);
@@ -299,6 +312,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     await walk('', root.path, parentLayers(root));
   } finally {
     await Promise.allSettled([...inflight]);
+    matcher?.close();
   }
   if (failure) throw failure;
   if (o.signal.aborted) throw new ToolError('Cancelled', 'The search was cancelled.');
@@ -312,14 +326,21 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
 }
 
 /** Searches one already opened and verified file (openFileForRead); `strict`: as BuiltinOptions.budget, for the text checks. */
-export async function builtinSearchFile(fh: FileHandle, o: Pick<BuiltinOptions, 'q' | 'pat'> & { strict?: { literal: boolean } }): Promise<EngineResult> {
+export async function builtinSearchFile(fh: FileHandle, o: Pick<BuiltinOptions, 'q' | 'pat' | 'signal' | 'deadline'> & { strict?: { literal: boolean } }): Promise<EngineResult> {
   const buf = await fh.readFile();
   const text = decodeForSearch(buf);
   if (o.strict) sameTextInBothEngines(buf, text, o.strict.literal, '');
-  const found = text === null ? null : searchText(text, o.pat, o.q.multiline, o.q.mode, o.q.context);
+  let found: TextHits | null | typeof EXPIRED = null;
+  if (text !== null && !needsWorker(o.q)) found = searchText(text, o.pat, o.q.multiline, o.q.mode, o.q.context);
+  else if (text !== null) {
+    const matcher = new RegexMatcher(o.pat, o.q, o.signal, o.deadline);
+    try { found = await matcher.search(text); } finally { matcher.close(); }
+  }
+  const expired = found === EXPIRED;
+  if (found === EXPIRED) found = null;
   return {
     hits: found ? [{ rel: '', records: found.records, count: found.count }] : [],
-    capped: null, searched: 1, complete: true, sortedPrefix: true,
+    capped: expired ? 'time' : null, searched: 1, complete: !expired, sortedPrefix: true,
     notes: text === null ? ['The file is binary (it has a NUL byte near the start); it was not searched.'] : [],
   };
 }

@@ -153,7 +153,7 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
           fallbackReason = e.message;
         }
       }
-      return { result: await builtinSearchFile(opened.fh, { q, pat: pat ?? toJsPattern(q) }), engine: 'builtin', fallbackReason };
+      return { result: await builtinSearchFile(opened.fh, { ...common, pat: pat ?? toJsPattern(q) }), engine: 'builtin', fallbackReason };
     } finally {
       await opened.fh.close().catch(() => {});
     }
@@ -234,7 +234,8 @@ export const grepTool = defineTool({
     const needed = offset + limit + 1;
 
     const deny = new DenyFilter(ws, rp.relToRoot, rp.abs);
-    const { result, engine, fallbackReason, quietDirs, searched, small } = await run(q, rp, ws, ctx, needed, Date.now() + timeCap, deny);
+    const deadline = Date.now() + timeCap;
+    const { result, engine, fallbackReason, quietDirs, searched, small } = await run(q, rp, ws, ctx, needed, deadline, deny);
     const notes = [...result.notes];
     let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
     if (args.sort === 'mtime') {
@@ -258,7 +259,7 @@ export const grepTool = defineTool({
       if (rp.kind === 'dir') {
         let pat: JsPattern | null = null;
         if (q.mode !== 'content') try { pat = toJsPattern(q); } catch { /* rg-only syntax */ }
-        const check = { mode: q.mode, pat, multiline: q.multiline, allowHardlinks: ws.rules.allowHardlinks };
+        const check = { mode: q.mode, pat, multiline: q.multiline, allowHardlinks: ws.rules.allowHardlinks, q, signal: ctx.signal, deadline };
         // Where a hit's folder provably did not change while rg ran (quietFolders), rg read the
         // real file there: its lines and counts stand. Elsewhere (a folder swapped for a link and
         // back could have fed rg an outside file of the same name) the file is read and searched
@@ -266,8 +267,9 @@ export const grepTool = defineTool({
         const quietHit = (h: FileHit) => quietDirs?.has(dirOf(h.rel)) ?? false;
         const unsure = hits.filter((h) => !quietHit(h));
         if (unsure.length) {
-          const ok = new Set((await confirmContent(unsure, rp.abs, Number.POSITIVE_INFINITY, check)).hits);
+          const c = await confirmContent(unsure, rp.abs, Number.POSITIVE_INFINITY, check), ok = new Set(c.hits);
           hits = hits.filter((h) => quietHit(h) || ok.has(h));
+          if (c.expired) { result.capped ??= 'time'; exact = false; }
         }
       }
     }

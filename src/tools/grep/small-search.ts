@@ -14,10 +14,10 @@ export interface SmallAnswer {
  * One small file (≤ SMALL_GREP_BYTES), searched here; null when ripgrep must answer (text where
  * the engines could differ, or as many lines as the collection cap: rg's answer then says "at least").
  */
-export async function searchSmallFile(fh: FileHandle, size: number, small: SmallSearch, o: Pick<BuiltinOptions, 'q' | 'collectCap'>): Promise<SmallAnswer | null> {
+export async function searchSmallFile(fh: FileHandle, size: number, small: SmallSearch, o: Pick<BuiltinOptions, 'q' | 'collectCap' | 'signal' | 'deadline'>): Promise<SmallAnswer | null> {
   if (size > SMALL_GREP_BYTES) return null;
   try {
-    const result = await builtinSearchFile(fh, { q: o.q, pat: small.pat, strict: small });
+    const result = await builtinSearchFile(fh, { q: o.q, pat: small.pat, signal: o.signal, deadline: o.deadline, strict: small });
     if ((result.hits[0]?.records.length ?? 0) >= (o.collectCap ?? COLLECT_CAP[o.q.mode])) return null;
     return { result, fallbackReason: `the file is small (${size} bytes): searching it here is faster than starting ripgrep` };
   } catch (e) {

@@ -3,8 +3,9 @@ import { readFdSync } from '../../workspace/safe-open.js';
 import { openRechecker, type FolderId } from '../glob/recheck.js';
 import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
+import { EXPIRED, needsWorker, RegexMatcher, type Found } from './regex-matcher.js';
 import { decodeForSearch, searchText, showsLine } from './search-text.js';
-import type { FileHit, OutputMode } from './types.js';
+import type { FileHit, OutputMode, Query } from './types.js';
 
 /**
  * Checks files ripgrep reported before anything about them is returned: still a regular file
@@ -68,6 +69,12 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
   return { hits: out, exact: i >= sorted.length, hardlinked, moved };
 }
 
+export interface ConfirmCheck {
+  mode: OutputMode; pat: JsPattern | null; multiline: boolean; allowHardlinks: boolean;
+  /** For a pattern that goes to the worker: the query, the call's signal and the search's time cap. */
+  q: Pick<Query, 'pattern' | 'fixed_strings'>; signal: AbortSignal; deadline: number;
+}
+
 /**
  * ripgrep walks by path name, so a folder swapped for a symlink and back while it ran could
  * have fed it a file from outside. Before entries are returned, each file on the page is opened
@@ -75,10 +82,14 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
  * returned line must be what that file holds at that line number, and for names and counts the
  * file must match (as often) — so nothing about an outside file's content reaches the result.
  */
-export async function confirmContent(sorted: FileHit[], rootAbs: string, need: number, check: { mode: OutputMode; pat: JsPattern | null; multiline: boolean; allowHardlinks: boolean }): Promise<{ hits: FileHit[]; changed: number }> {
+export async function confirmContent(sorted: FileHit[], rootAbs: string, need: number, check: ConfirmCheck): Promise<{ hits: FileHit[]; changed: number; expired: boolean }> {
   const base = rootAbs === '/' ? '' : rootAbs;
+  // A pattern JavaScript may backtrack on is run in a worker thread (regex-matcher.ts), never here.
+  const worker = check.pat && check.mode !== 'content' && needsWorker(check.q) ? check.pat : null;
+  let matcher = null as RegexMatcher | null;
+  let expired = false;
   // Synchronous calls: five syscalls a file cost microseconds, the thread pool tens of them.
-  const confirm = (h: FileHit): boolean => {
+  const confirm = (h: FileHit): boolean | Promise<boolean> => {
     const abs = h.rel === '' ? rootAbs : `${base}/${h.rel}`;
     let fd = -1;
     try {
@@ -99,8 +110,13 @@ export async function confirmContent(sorted: FileHit[], rootAbs: string, need: n
       const lit = check.pat.literal;
       if (check.mode === 'files_with_matches' && !check.multiline && lit !== null && !/[\r\n]/.test(lit)) return text.includes(lit);
       // Names and counts: the real file must match (as often) under the translated pattern.
-      const found = searchText(text, check.pat, check.multiline, check.mode, 0);
-      return check.mode === 'files_with_matches' ? !!found : found?.count === h.count;
+      const judge = (found: Found) => {
+        if (found === EXPIRED) expired = true;
+        return found === EXPIRED ? false : check.mode === 'files_with_matches' ? !!found : found?.count === h.count;
+      };
+      if (!worker) return judge(searchText(text, check.pat, check.multiline, check.mode, 0));
+      matcher ??= new RegexMatcher(worker, { multiline: check.multiline, mode: check.mode, context: 0 }, check.signal, check.deadline);
+      return matcher.search(text).then(judge);
     } catch {
       return false;
     } finally {
@@ -115,11 +131,13 @@ export async function confirmContent(sorted: FileHit[], rootAbs: string, need: n
     // A window at a time, in parallel; sized by what is still needed (a file gives at least one item).
     const batch = sorted.slice(i, i + Math.min(CONFIRM_WINDOW, Math.max(1, need - items)));
     if (i > 0) await new Promise<void>((r) => setImmediate(r));
-    const oks = batch.map(confirm);
+    let oks: boolean[];
+    try { oks = await Promise.all(batch.map(confirm)); } catch (e) { matcher?.close(); throw e; }
     oks.forEach((ok, k) => {
       if (ok) { out.push(batch[k]!); items += check.mode === 'content' ? batch[k]!.records.length : 1; } else changed++;
     });
     i += batch.length;
   }
-  return { hits: out.concat(sorted.slice(i)), changed };
+  matcher?.close();
+  return { hits: out.concat(sorted.slice(i)), changed, expired };
 }

@@ -1,0 +1,103 @@
+import { Worker } from 'node:worker_threads';
+import { ToolError } from '../../core/errors.js';
+import type { JsPattern } from './regex.js';
+import { searchText, type TextHits } from './search-text.js';
+import { linearInJs } from './small.js';
+import type { OutputMode, Query } from './types.js';
+
+/** The file the worker runs: beside cli.js in dist/, or beside this module in src/ (tests, run through tsx). */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(FROM_SOURCE ? './regex-worker.ts' : './regex-worker.js', import.meta.url);
+
+/** What a search returned once its time cap ended the worker: treat as the walk's own time cap. */
+export const EXPIRED = Symbol('expired');
+export type Found = TextHits | null | typeof EXPIRED;
+
+/** Whether a query's pattern needs the worker: a regex that JavaScript may backtrack on (linearInJs). */
+export function needsWorker(q: Pick<Query, 'pattern' | 'fixed_strings'>): boolean {
+  return !q.fixed_strings && !linearInJs(q.pattern);
+}
+
+/**
+ * Runs a pattern over file texts in a worker thread of its own, so that a backtracking pattern
+ * (`(a+)+b`, `.*.*x` over a long line: seconds to hours in JavaScript's engine) never holds the
+ * server's thread: other calls and sessions go on, and the call's cancel, time limit or the
+ * search's time cap end the worker, and with it the runaway match. Texts are handled in order;
+ * the worker starts on the first text (~30 ms) and ends with close().
+ */
+export class RegexMatcher {
+  private worker: Worker | null = null;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (f: Found) => void; reject: (e: unknown) => void }>();
+  private ended: { error: unknown } | { expired: true } | null = null;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort: () => void;
+
+  constructor(
+    private readonly pat: JsPattern,
+    private readonly q: { multiline: boolean; mode: OutputMode; context: number },
+    private readonly signal: AbortSignal,
+    deadline: number,
+  ) {
+    this.onAbort = () => this.end({ error: new ToolError('Cancelled', 'The search was cancelled.') });
+    signal.addEventListener('abort', this.onAbort, { once: true });
+    this.timer = setTimeout(() => this.end({ expired: true }), Math.max(0, deadline - Date.now()));
+    this.timer.unref();
+  }
+
+  search(text: string): Promise<Found> {
+    if (this.ended) return 'expired' in this.ended ? Promise.resolve(EXPIRED) : Promise.reject(this.ended.error);
+    const w = this.worker ??= this.start();
+    const id = this.nextId++;
+    return new Promise<Found>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      w.postMessage({ id, text });
+    });
+  }
+
+  private start(): Worker {
+    const options = {
+      workerData: { source: this.pat.re.source, flags: this.pat.re.flags, literal: this.pat.literal, ...this.q },
+      // A runaway match must not take the server's memory with it.
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+      stdout: true, stderr: true,
+    };
+    // From source (tests): the worker registers tsx's hooks itself (Node 20 does not carry them into a worker).
+    const w = FROM_SOURCE
+      ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((t) => { t.register(); return import(${JSON.stringify(WORKER_URL.href)}); })`, { ...options, eval: true })
+      : new Worker(WORKER_URL, options);
+    w.unref();
+    w.on('message', (m: { id: number; found: TextHits | null }) => {
+      const p = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      p?.resolve(m.found);
+    });
+    w.on('error', (e) => this.end({ error: new ToolError('Internal', `the built-in regex engine stopped: ${e.message}`) }));
+    w.on('exit', () => { if (!this.ended) this.end({ error: new ToolError('Internal', 'the built-in regex engine stopped unexpectedly') }); });
+    return w;
+  }
+
+  /** Ends the worker (a runaway match with it) and settles every text still waiting. */
+  private end(how: { error: unknown } | { expired: true }): void {
+    if (this.ended) return;
+    this.ended = how;
+    clearTimeout(this.timer);
+    this.signal.removeEventListener('abort', this.onAbort);
+    void this.worker?.terminate();
+    this.worker = null;
+    for (const p of this.pending.values()) {
+      if ('expired' in how) p.resolve(EXPIRED);
+      else p.reject(how.error);
+    }
+    this.pending.clear();
+  }
+
+  close(): void {
+    this.end({ expired: true });
+  }
+}
+
+/** searchText, in a worker when the pattern may backtrack (matcher given), else right here. */
+export function searchWith(matcher: RegexMatcher | null, text: string, pat: JsPattern, q: { multiline: boolean; mode: OutputMode; context: number }): Found | Promise<Found> {
+  return matcher ? matcher.search(text) : searchText(text, pat, q.multiline, q.mode, q.context);
+}

@@ -1,0 +1,17 @@
+/**
+ * The built-in grep engine's regex runner, in a worker thread (see regex-matcher.ts): a pattern
+ * JavaScript's backtracking engine may take exponential time on runs here, so that the server's
+ * thread stays free and the search can be stopped by ending this thread. One worker per search;
+ * the pattern comes once in workerData, each file's text in a message.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { searchText } from './search-text.js';
+import type { OutputMode } from './types.js';
+
+interface Setup { source: string; flags: string; literal: string | null; multiline: boolean; mode: OutputMode; context: number }
+
+const s = workerData as Setup;
+const pat = { re: new RegExp(s.source, s.flags), literal: s.literal };
+parentPort!.on('message', (m: { id: number; text: string }) => {
+  parentPort!.postMessage({ id: m.id, found: searchText(m.text, pat, s.multiline, s.mode, s.context) });
+});
