@@ -17,6 +17,8 @@ import { readIgnoreFileSync } from '../walk/ignore-stack.js';
 const HAS_PROC_FD = process.platform === 'linux';
 export const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 const CONCURRENCY = 16;
+/** Files in flight when the worker searches (regex-matcher.ts): its batches, not the thread pool, set the pace. */
+const WORKER_CONCURRENCY = 256;
 /** Bigger files are skipped (and counted) rather than read whole into memory. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const KIND_NAMES = ['.rgignore', '.ignore', '.gitignore'] as const;
@@ -131,6 +133,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   const { q, pat, select, deny } = o;
   // A pattern JavaScript may backtrack on runs in a worker thread the search's end, cancel or time cap stops.
   const matcher = needsWorker(q) ? new RegexMatcher(pat, q, o.signal, o.deadline) : null;
+  const concurrency = matcher ? WORKER_CONCURRENCY : CONCURRENCY;
   const results: Array<FileHit | null | undefined> = [];
   const inflight = new Set<Promise<void>>();
   const notes: string[] = [];
@@ -231,7 +234,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
 
   /** Waits while CONCURRENCY async reads are in flight, and lets the event loop turn after SYNC_SLICE_MS of work. */
   const pause = async () => {
-    while (inflight.size >= CONCURRENCY) await Promise.race(inflight);
+    while (inflight.size >= concurrency) await Promise.race(inflight);
     if (performance.now() - sliceStart > SYNC_SLICE_MS) {
       await new Promise<void>((r) => setImmediate(r));
       sliceStart = performance.now();
@@ -302,7 +305,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
       } else if (e.isFile()) {
         // Symbolic links, FIFOs, sockets and devices are never opened.
         if (!select.fileSelectedHere(childRel, e.name) || isIgnored(ls, childRel, false)) continue;
-        if (inflight.size >= CONCURRENCY || performance.now() - sliceStart > SYNC_SLICE_MS) await pause();
+        if (inflight.size >= concurrency || performance.now() - sliceStart > SYNC_SLICE_MS) await pause();
         schedule(childRel, `${path}/${e.name}`);
       }
     }

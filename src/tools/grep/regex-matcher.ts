@@ -9,6 +9,9 @@ import type { OutputMode, Query } from './types.js';
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(FROM_SOURCE ? './regex-worker.ts' : './regex-worker.js', import.meta.url);
 
+/** Characters of text posted to the worker in one message at most (more waits for the next). */
+const BATCH_CHARS = 1 << 20;
+
 /** What a search returned once its time cap ended the worker: treat as the walk's own time cap. */
 export const EXPIRED = Symbol('expired');
 export type Found = TextHits | null | typeof EXPIRED;
@@ -45,15 +48,29 @@ export class RegexMatcher {
     this.timer.unref();
   }
 
+  /** Texts waiting to be posted: one message a batch (a message each cost ~50 µs a file). */
+  private queue: Array<{ id: number; text: string }> = [];
+  private queuedChars = 0;
+
   search(text: string): Promise<Found> {
     if (this.ended) return 'expired' in this.ended ? Promise.resolve(EXPIRED) : Promise.reject(this.ended.error);
-    const w = this.worker ??= this.start();
     const id = this.nextId++;
     return new Promise<Found>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      w.postMessage({ id, text });
+      if (this.queue.length === 0) queueMicrotask(this.post);
+      this.queue.push({ id, text });
+      this.queuedChars += text.length;
+      if (this.queuedChars >= BATCH_CHARS) this.post();
     });
   }
+
+  private readonly post = () => {
+    if (this.queue.length === 0 || this.ended) return;
+    const w = this.worker ??= this.start();
+    w.postMessage(this.queue);
+    this.queue = [];
+    this.queuedChars = 0;
+  };
 
   private start(): Worker {
     const options = {
@@ -90,6 +107,7 @@ export class RegexMatcher {
       else p.reject(how.error);
     }
     this.pending.clear();
+    this.queue = [];
   }
 
   close(): void {
