@@ -25,19 +25,26 @@ const tryLstat = (p: string): Stats | undefined => {
  * `dirPath` as before.
  */
 export function lstatNames(dirPath: string, names: readonly string[]): Array<Stats | undefined> {
-  const out = new Array<Stats | undefined>(names.length);
-  const home = HAS_PROC_FD && names.length >= CHDIR_MIN ? enter(dirPath) : null;
-  const base = home === null ? `${dirPath}/` : '';
+  const look = (base: string) => names.map((name) =>
+    // A directory entry's name never holds a slash and is never "." or "..": no lookup leaves the folder.
+    (name === '' || name.includes('/') || name === '.' || name === '..' ? undefined : tryLstat(base + name)));
+  return names.length >= CHDIR_MIN ? inFolder(dirPath, look) : look(`${dirPath}/`);
+}
+
+/**
+ * Runs `fn` with the working directory inside the folder `dirPath` names (see lstatNames) and
+ * steps back after it, whatever it throws; `fn` gets the prefix that makes a path relative to the
+ * folder: '' inside it, `${dirPath}/` when the process could not step in (or off Linux). `fn` must
+ * be synchronous and use only that prefix or absolute paths.
+ */
+export function inFolder<T>(dirPath: string, fn: (base: string) => T): T {
+  const home = HAS_PROC_FD ? enter(dirPath) : null;
+  if (home === null) return fn(`${dirPath}/`);
   try {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i]!;
-      // A directory entry's name never holds a slash and is never "." or "..": no lookup leaves the folder.
-      out[i] = name === '' || name.includes('/') || name === '.' || name === '..' ? undefined : tryLstat(base + name);
-    }
+    return fn('');
   } finally {
-    if (home !== null) leave(home);
+    leave(home);
   }
-  return out;
 }
 
 /** Steps into the folder; returns a descriptor of the previous working directory, or null (nothing changed). */

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, statfsSync, type Stats } from 'node:fs';
 import { ToolError } from '../../core/errors.js';
+import { inFolder } from '../../workspace/dir-stat.js';
 import { realFolders } from '../walk/real-dirs.js';
 import { RACY_MS } from '../walk/link-cache.js';
 
@@ -202,8 +203,8 @@ export function quietFolders(o: {
     if (!LOCAL_FS.has(statfsSync(`/proc/self/fd/${o.pinnedFd}`).type)) return no;
     pinned = fstatSync(o.pinnedFd);
   } catch { return no; }
-  /** One folder seen now, alone (its way is not judged here). */
-  const looksQuiet = (rel: string): boolean => {
+  /** One folder seen now, alone (its way is not judged here); `inside`: the path that names the pinned folder, with its slash ('' once inside it). */
+  const looksQuiet = (rel: string, inside: string): boolean => {
     const abs = rel === '' ? (o.base || '/') : `${o.base}/${rel}`;
     const b = o.before?.(abs);
     if (o.before && !(b && old(b.ctimeMs) && b.dev === pinned.dev)) return false;
@@ -212,7 +213,7 @@ export function quietFolders(o: {
     try {
       // Now, through the pinned folder (where the lister walked), not by path: a folder above
       // `base` swapped with an old copy of the tree must not make both looks land on the copy.
-      const a = rel === '' ? fstatSync(o.pinnedFd) : lstatSync(`/proc/self/fd/${o.pinnedFd}/${rel}`, { throwIfNoEntry: false });
+      const a = rel === '' ? fstatSync(o.pinnedFd) : lstatSync(inside + rel, { throwIfNoEntry: false });
       // ctime only moves forward: one older than the cutoff, seen after the lister exited, means
       // no entry changed from the lister's start until now (`before`, when given, must agree).
       v = !!a?.isDirectory() && a.dev === pinned.dev && old(a.ctimeMs) && (!b || (a.ino === b.ino && a.ctimeMs === b.ctimeMs));
@@ -220,13 +221,15 @@ export function quietFolders(o: {
     o.afterLook?.(rel);
     return v;
   };
+  const pinnedPath = `/proc/self/fd/${o.pinnedFd}`;
   const memo = new Map<string, boolean>();
   const quiet = (rel: string): boolean => {
     let v = memo.get(rel);
-    if (v === undefined) memo.set(rel, (v = judgeAll([rel], looksQuiet).has(rel)));
+    if (v === undefined) memo.set(rel, (v = judgeAll([rel], (r) => looksQuiet(r, `${pinnedPath}/`)).has(rel)));
     return v;
   };
-  quiet.all = (dirs: Iterable<string>) => judgeAll(dirs, looksQuiet);
+  // Many folders: every look in one stretch inside the pinned folder (dir-stat.ts: no /proc walk per look).
+  quiet.all = (dirs: Iterable<string>) => inFolder(pinnedPath, (inside) => judgeAll(dirs, (rel) => looksQuiet(rel, inside)));
   return quiet;
 }
 
