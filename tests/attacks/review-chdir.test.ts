@@ -4,14 +4,15 @@
 // where the process happens to be (its working directory can be lost: see the chmod race below).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import pino from 'pino';
 import { Runtime } from '../../src/core/runtime.js';
-import { CLI, policyFromYaml, REPO_ROOT, tempDir } from '../../src/testing/helpers.js';
+import { CLI, Harness, policyFromYaml, REPO_ROOT, startRaceLoop, tempDir } from '../../src/testing/helpers.js';
 import { allTools } from '../../src/tools/index.js';
 import { startUpstreams } from '../../src/upstream/manager.js';
+import { lstatNames } from '../../src/workspace/dir-stat.js';
 
 const linux = process.platform === 'linux';
 const TSX = import.meta.resolve('tsx');
@@ -157,4 +158,142 @@ test('end to end: after list_dir lost the working directory to the chmod race, a
   process.kill(upPids()[0]!, 'SIGKILL');
   await until('the upstream to restart', () => upPids().length === 2, 30_000);
   assert.equal(readlinkSync(`/proc/${upPids()[1]}/cwd`), ws, 'the restarted upstream runs in the workspace, not in "/"');
+});
+
+// Concurrency: several HTTP sessions, 50 calls at a time (list_dir of folders past the chdir
+// threshold, read_file, glob). Every listing shows its own folder's sizes, the server ends where
+// it started, and it holds no more descriptors than before (the one opened on '.' is closed).
+test('HTTP, 3 sessions × 50 concurrent list_dir/read_file/glob: each listing is its own folder, the server stays in its folder, no descriptor is left on a folder', { skip: linux ? false : 'reads /proc/<pid>', timeout: 90_000 }, async (t) => {
+  const { spawnHttpServer } = await import('../../src/server/http-spawn.js');
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const d = tempDir('tg-rc-http-');
+  t.after(d.cleanup);
+  const FOLDERS = 5;
+  for (let k = 0; k < FOLDERS; k++) {
+    mkdirSync(path.join(d.dir, `d${k}`));
+    for (let i = 0; i < 20; i++) writeFileSync(path.join(d.dir, `d${k}`, `f${i}`), 'x'.repeat(k * 100 + i));
+  }
+  const srv = await spawnHttpServer(['--workspace', d.dir]);
+  t.after(() => srv.stop());
+  const pid = srv.proc.pid!;
+  const clients = await Promise.all([0, 1, 2].map(async () => {
+    const c = new Client({ name: 'rc', version: '1' });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${srv.token}` } } }));
+    return c;
+  }));
+  t.after(() => Promise.all(clients.map((c) => c.close().catch(() => {}))));
+  const cwd = readlinkSync(`/proc/${pid}/cwd`);
+  const round = async () => {
+    await Promise.all(Array.from({ length: 50 }, async (_, n) => {
+      const c = clients[n % clients.length]!;
+      const k = n % FOLDERS;
+      const kind = n % 5 === 3 ? 'read_file' : n % 5 === 4 ? 'glob' : 'list_dir';
+      const args = kind === 'read_file' ? { path: `d${k}/f3` } : kind === 'glob' ? { pattern: `d${k}/*` } : { path: `d${k}` };
+      const r = await c.callTool({ name: kind, arguments: args }, undefined, { timeout: 60_000 });
+      const env = r.structuredContent as { ok: boolean; data: { entries?: Array<{ name: string; size: number }> } };
+      assert.ok(env.ok, `${kind} ${JSON.stringify(args)}: ${JSON.stringify(r).slice(0, 300)}`);
+      if (kind === 'list_dir') {
+        assert.equal(env.data.entries!.length, 20);
+        for (const e of env.data.entries!) assert.equal(e.size, k * 100 + Number(e.name.slice(1)), `d${k}/${e.name}: the size of this folder's file`);
+      }
+    }));
+  };
+  // Descriptors on folders (the server's own, one listed): none once no call is in flight.
+  const onFolders = () => readdirSync(`/proc/${pid}/fd`).flatMap((f) => { try { return [readlinkSync(`/proc/${pid}/fd/${f}`)]; } catch { return []; } })
+    .filter((l) => l === cwd || l === d.dir || l.startsWith(`${d.dir}/d`));
+  for (let i = 0; i < 6; i++) await round();
+  assert.equal(readlinkSync(`/proc/${pid}/cwd`), cwd, 'the server is back in its own folder');
+  assert.deepEqual(onFolders(), [], 'no descriptor left on a folder after 180 listings');
+});
+
+// A listed folder, or its parent, swapped for a link to outside (same names, other sizes) and back
+// while list_dir runs: every listing is refused or shows the inside sizes (the entries are looked
+// up in the folder the verified descriptor holds, whatever its path names by then). The swap
+// holds each state ~1 ms, about as long as a listing of 2,000 entries: many land mid-listing.
+for (const which of ['the folder', 'its parent'] as const) {
+  test(`list_dir (past the chdir threshold) while ${which} is swapped for a link to outside: never an outside size`, { skip: linux ? false : 'needs /proc/self/fd', timeout: 60_000 }, async (t) => {
+    const d = tempDir('tg-rc-swap-');
+    t.after(d.cleanup);
+    const ws = path.join(d.dir, 'ws');
+    const out = path.join(d.dir, 'out');
+    for (const [root, size] of [[path.join(ws, 'p', 'swap'), 1], [path.join(out, 'swap'), 5000]] as const) {
+      mkdirSync(root, { recursive: true });
+      for (let i = 0; i < 2000; i++) writeFileSync(path.join(root, `f${i}`), 'x'.repeat(size + (i % 7)));
+    }
+    const h = new Harness([ws]);
+    t.after(() => h.close());
+    const [real, link] = which === 'the folder' ? [path.join(ws, 'p', 'swap'), path.join(out, 'swap')] : [path.join(ws, 'p'), out];
+    const swapper = await startRaceLoop("fs.renameSync(real, real + '.d'); fs.symlinkSync(link, real); for (const e = Date.now() + 1; Date.now() < e;); fs.unlinkSync(real); fs.renameSync(real + '.d', real); for (const e = Date.now() + 1; Date.now() < e;);", { real, link });
+    const seen = new Map<string, number>();
+    let outside = 0;
+    try {
+      for (const end = Date.now() + 4000; Date.now() < end;) {
+        const env = await h.call('list_dir', { path: 'p/swap', limit: 2000 }) as { ok: boolean; data: { entries: Array<{ name: string; size: number | null }> }; error: { code: string } | null };
+        const key = env.ok ? 'ok' : env.error!.code;
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+        if (env.ok) outside += env.data.entries.filter((e) => e.size !== null && e.size >= 5000).length;
+      }
+    } finally {
+      await swapper.stop();
+    }
+    t.diagnostic(`listings: ${JSON.stringify(Object.fromEntries(seen))}`);
+    assert.ok((seen.get('ok') ?? 0) > 0, 'some listings went through');
+    assert.equal(outside, 0, 'entries with the outside files\' sizes');
+  });
+}
+
+// Odd states around the step in and back, in this process: the listed folder removed after it was
+// opened (nothing to report, no error), the working directory itself removed (the process comes
+// back to it, through its descriptor: a path would no longer lead there), no descriptor left to
+// open '.' with (the names are looked up by path, the process does not move).
+test('a listed folder removed after it was opened, and a removed working directory: nothing reported, back in the removed folder', { skip: linux ? false : 'needs /proc/self/fd' }, (t) => {
+  const d = tempDir('tg-rc-gone-');
+  const before = process.cwd();
+  t.after(() => { process.chdir(before); d.cleanup(); });
+  const home = path.join(d.dir, 'home');
+  const list = path.join(d.dir, 'list');
+  mkdirSync(home);
+  mkdirSync(list);
+  const names = Array.from({ length: 12 }, (_, i) => `f${i}`);
+  for (const n of names) writeFileSync(path.join(list, n), n);
+  process.chdir(home);
+  rmdirSync(home);
+  const fd = openSync(list, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    assert.equal(lstatNames(`/proc/self/fd/${fd}`, names).filter(Boolean).length, 12, 'control: all there');
+    rmSync(list, { recursive: true });
+    assert.deepEqual(lstatNames(`/proc/self/fd/${fd}`, names), names.map(() => undefined));
+  } finally {
+    closeSync(fd);
+  }
+  assert.equal(readlinkSync('/proc/self/cwd'), `${home} (deleted)`, 'back in the removed working directory');
+});
+
+test('no descriptor free to open \'.\' (EMFILE): the names are looked up by path, the process stays where it is', { skip: linux && existsSync('/usr/bin/prlimit') ? false : 'needs Linux and prlimit' }, async (t) => {
+  const d = tempDir('tg-rc-emfile-');
+  t.after(d.cleanup);
+  const list = path.join(d.dir, 'list');
+  mkdirSync(list);
+  for (let i = 0; i < 12; i++) writeFileSync(path.join(list, `f${i}`), 'x'.repeat(i));
+  const child = spawn('/usr/bin/prlimit', ['--nofile=256:256', process.execPath, '--import', TSX, '--input-type=module', '-e', `
+    import { constants, openSync, readdirSync } from 'node:fs';
+    import { lstatNames } from ${JSON.stringify(path.join(REPO_ROOT, 'src/workspace/dir-stat.ts'))};
+    const fd = openSync(${JSON.stringify(list)}, constants.O_RDONLY | constants.O_DIRECTORY);
+    const names = readdirSync(${JSON.stringify(list)});
+    let full = false;
+    try { for (;;) openSync('/dev/null', 'r'); } catch (e) { full = e.code === 'EMFILE'; }
+    const before = process.cwd();
+    let sizes, threw = null;
+    try { sizes = lstatNames('/proc/self/fd/' + fd, names).map((s) => s?.size ?? null); } catch (e) { threw = e.code; }
+    process.stdout.write(JSON.stringify({ full, threw, same: process.cwd() === before, sizes, names }));
+  `], { cwd: d.dir, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  await new Promise((r) => child.once('exit', r));
+  const r = JSON.parse(out) as { full: boolean; threw: string | null; same: boolean; sizes: number[]; names: string[] };
+  assert.ok(r.full, 'control: the descriptor table was full');
+  assert.equal(r.threw, null);
+  assert.ok(r.same, 'the process did not move');
+  assert.deepEqual(r.sizes, r.names.map((n) => Number(n.slice(1))));
 });
