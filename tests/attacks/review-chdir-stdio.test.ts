@@ -112,3 +112,47 @@ test('requests owed for good (slow, duplicate ids, odd cancellations): every ans
   }
   await r.t.close();
 });
+
+// The legacy SSE transport holds batch answers the same way (BatchingSseTransport).
+test('legacy SSE: a batch with a member the client cancels still gets the other answers (one message event)', { timeout: 60_000 }, async (t) => {
+  const { spawnHttpServer } = await import('../../src/server/http-spawn.js');
+  const f = rawFixture('tg-rc-sse-');
+  const srv = await spawnHttpServer(['--workspace', f.ws], { env: { XDG_STATE_HOME: path.join(f.dir, 's'), XDG_RUNTIME_DIR: path.join(f.dir, 'r') } });
+  const abort = new AbortController();
+  t.after(async () => { abort.abort(); await srv.stop(); f.cleanup(); });
+  const auth = { authorization: `Bearer ${srv.token}` };
+  const stream = await fetch(`${srv.url}/sse`, { headers: { ...auth, accept: 'text/event-stream' }, signal: abort.signal });
+  const reader = stream.body!.getReader();
+  let buf = '';
+  const events: Array<{ event: string; data: string }> = [];
+  const nextEvent = async (pick: (e: { event: string; data: string }) => boolean, ms = 10_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const i = events.findIndex(pick);
+      if (i !== -1) return events.splice(i, 1)[0]!;
+      const left = end - Date.now();
+      if (left <= 0) throw new Error(`no such event; got ${JSON.stringify(events).slice(0, 300)}`);
+      const got = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), left))]);
+      if (!got || got.done) continue;
+      buf += Buffer.from(got.value).toString();
+      for (let sep = buf.indexOf('\n\n'); sep !== -1; sep = buf.indexOf('\n\n')) {
+        const block = buf.slice(0, sep);
+        buf = buf.slice(sep + 2);
+        events.push({ event: /^event: (.*)$/m.exec(block)?.[1] ?? 'message', data: block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n') });
+      }
+    }
+  };
+  const endpoint = (await nextEvent((e) => e.event === 'endpoint')).data;
+  const post = (body: unknown) => fetch(new URL(endpoint, srv.url), { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  await nextEvent((e) => e.data.includes('"init"'));
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await post([
+    { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 20' } } },
+    { jsonrpc: '2.0', id: 'fast', method: 'tools/call', params: { name: 'list_dir', arguments: {} } },
+  ]);
+  await new Promise((r) => setTimeout(r, 500));
+  await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow' } });
+  const batch = JSON.parse((await nextEvent((e) => e.event === 'message' && e.data.startsWith('['))).data) as Array<{ id: unknown }>;
+  assert.deepEqual(batch.map((m) => m.id), ['fast']);
+});
