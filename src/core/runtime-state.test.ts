@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Harness, tempDir } from '../testing/helpers.js';
 
@@ -18,6 +19,23 @@ test('realStateDir: the real path once the folder exists; the path as given (not
     assert.equal(h.rt.realStateDir(link), real);
     assert.equal(h.rt.realStateDir(link), real);
   } finally {
+    h.close();
+    t.cleanup();
+  }
+});
+
+test('stateDir without a root: a relative XDG_STATE_HOME is ignored (as the XDG spec and user-state.ts say), never read against the working directory', () => {
+  const t = tempDir();
+  const h = new Harness([t.dir]);
+  const saved = process.env.XDG_STATE_HOME;
+  try {
+    process.env.XDG_STATE_HOME = 'rel/state';
+    assert.equal(h.rt.stateDir(undefined), path.join(os.homedir(), '.local', 'state', 'toolgate'));
+    process.env.XDG_STATE_HOME = path.join(t.dir, 'abs');
+    assert.equal(h.rt.stateDir(undefined), path.join(t.dir, 'abs', 'toolgate'), 'control: an absolute one is used');
+  } finally {
+    if (saved === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = saved;
     h.close();
     t.cleanup();
   }

@@ -125,7 +125,9 @@ export class Runtime {
   stateDir(primaryRoot: string | undefined): string {
     if (this.opts.stateDir) return path.resolve(this.opts.stateDir);
     if (primaryRoot) return path.join(primaryRoot, '.toolgate');
-    const base = process.env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state');
+    // A relative XDG_STATE_HOME is ignored (XDG spec; user-state.ts does the same): never a folder read against the working directory.
+    const xdg = process.env.XDG_STATE_HOME;
+    const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state');
     return path.join(base, 'toolgate');
   }
 

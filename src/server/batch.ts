@@ -91,6 +91,20 @@ export class BatchReplies {
     return true;
   }
 
+  /**
+   * A `notifications/cancelled` from the client: the request it names gets no answer (MCP), so
+   * its batch stops waiting for it and goes out with the answers it has (none: no reply).
+   */
+  cancelled(message: JSONRPCMessage): void {
+    if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return;
+    const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+    const batch = typeof id === 'string' || typeof id === 'number' ? this.open.get(key(id)) : undefined;
+    if (!batch) return;
+    this.open.delete(key(id as Id));
+    batch.waiting.delete(key(id as Id));
+    this.flushIfDone(batch);
+  }
+
   clear(): void {
     this.open.clear();
   }

@@ -12,13 +12,19 @@ export class BatchingSseTransport extends SSEServerTransport {
   private readonly batches = new BatchReplies((replies) => super.send(replies as unknown as JSONRPCMessage));
 
   override async handleMessage(message: unknown, extra?: MessageExtraInfo): Promise<void> {
-    if (!Array.isArray(message)) return super.handleMessage(message, extra);
+    if (!Array.isArray(message)) {
+      if (message && typeof message === 'object') this.batches.cancelled(message as JSONRPCMessage);
+      return super.handleMessage(message, extra);
+    }
     if (message.length === 0) {
       await super.send(errorReply(-32600, 'Invalid Request: an empty batch'));
       return;
     }
     const { deliver, settle } = this.batches.split(message);
-    for (const m of deliver) this.onmessage?.(m, extra);
+    for (const m of deliver) {
+      this.batches.cancelled(m);
+      this.onmessage?.(m, extra);
+    }
     settle();
   }
 

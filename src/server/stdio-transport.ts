@@ -125,6 +125,7 @@ export class LineStdioTransport implements Transport {
     else if (m.method === 'notifications/cancelled') {
       const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof id === 'string' || typeof id === 'number') this.owed.delete(id);
+      this.batches.cancelled(m);
     }
   }
 

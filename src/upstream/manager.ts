@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { circuitFor } from '../core/circuit.js';
 import { ToolError } from '../core/errors.js';
 import type { Runtime } from '../core/runtime.js';
@@ -22,7 +23,9 @@ export async function startUpstreams(rt: Runtime, opts: StartOptions): Promise<U
   // One call from the CLI needs only its own upstream: the others are not even started.
   const cfgs = Object.entries(rt.policy.data.upstreams).filter(([name]) => !opts.forTool || opts.forTool.startsWith(`${name}__`));
   if (cfgs.length === 0) return [];
-  const ups = cfgs.map(([name, cfg]) => new Upstream(name, cfg, {
+  // A stdio upstream's folder is fixed now, absolute: restarts must not inherit wherever the
+  // process is then (list_dir steps into folders, and its step back can fail: dir-stat.ts).
+  const ups = cfgs.map(([name, cfg]) => new Upstream(name, cfg.command ? { ...cfg, cwd: path.resolve(cfg.cwd ?? '.') } : cfg, {
     log: rt.log, env: opts.env ?? process.env,
     timeoutMs: rt.policy.data.limits.timeout_ms, elicitTimeoutMs: rt.policy.data.approvals.timeout_ms,
     connectTimeoutMs: opts.connectTimeoutMs, backoff: opts.backoff,

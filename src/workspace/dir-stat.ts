@@ -65,9 +65,12 @@ function enter(dirPath: string): number | null {
 }
 
 /**
- * Steps back. It cannot fail in practice (the descriptor holds the very folder the process was
- * in); should it (that folder lost its search permission meanwhile), the process goes to `/`
- * rather than stay inside the listed folder.
+ * Steps back. It fails when the folder the process was in lost its search permission meanwhile:
+ * not for root, but a process running as the owner of its working directory (the Docker image, in
+ * /workspace) loses it to an agent that chmods that folder while a listing runs
+ * (tests/attacks/review-chdir.test.ts wins that race within a few calls). The process then goes
+ * to `/` for good rather than stay inside the listed folder: nothing may depend on where it is
+ * (stdio upstreams get their folder fixed at start, upstream/manager.ts).
  */
 function leave(home: number): void {
   try {
