@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Harness, tempDir } from '../testing/helpers.js';
+import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
 
 test('realStateDir: the real path once the folder exists; the path as given (not remembered) before', () => {
   const t = tempDir();
@@ -37,6 +37,26 @@ test('stateDir without a root: a relative XDG_STATE_HOME is ignored (as the XDG 
     if (saved === undefined) delete process.env.XDG_STATE_HOME;
     else process.env.XDG_STATE_HOME = saved;
     h.close();
+    t.cleanup();
+  }
+});
+
+test('relative --state-dir and audit.path (no root) are read against where the process started, not the working directory of the moment', () => {
+  const t = tempDir();
+  const before = process.cwd();
+  const start = path.join(t.dir, 'start');
+  mkdirSync(start);
+  process.chdir(start);
+  try {
+    const h = new Harness([t.dir], { stateDir: 'rel-state' });
+    const h2 = new Harness([t.dir], { policy: policyFromYaml('version: 1\naudit:\n  path: rel-audit.jsonl\n') });
+    process.chdir('/');
+    assert.equal(h.rt.stateDir(undefined), path.join(start, 'rel-state'));
+    assert.equal(h2.rt.auditFile(undefined), path.join(start, 'rel-audit.jsonl'));
+    h.close();
+    h2.close();
+  } finally {
+    process.chdir(before);
     t.cleanup();
   }
 });

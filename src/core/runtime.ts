@@ -38,6 +38,13 @@ export class Runtime {
   private readonly closers: Array<() => unknown> = [];
   private readonly callListeners = new Set<CallListener>();
 
+  /**
+   * Where the process started: relative state and audit paths are read against it, never against
+   * the working directory of the moment (list_dir steps into folders, and its step back can fail
+   * to "/": workspace/dir-stat.ts).
+   */
+  private readonly startDir = process.cwd();
+
   constructor(readonly opts: RuntimeOptions) {
     const m = new Map<string, AnyTool>();
     for (const t of opts.tools) {
@@ -123,7 +130,7 @@ export class Runtime {
   }
 
   stateDir(primaryRoot: string | undefined): string {
-    if (this.opts.stateDir) return path.resolve(this.opts.stateDir);
+    if (this.opts.stateDir) return path.resolve(this.startDir, this.opts.stateDir);
     if (primaryRoot) return path.join(primaryRoot, '.toolgate');
     // A relative XDG_STATE_HOME is ignored (XDG spec; user-state.ts does the same): never a folder read against the working directory.
     const xdg = process.env.XDG_STATE_HOME;
@@ -151,7 +158,7 @@ export class Runtime {
 
   auditFile(primaryRoot: string | undefined): string {
     const p = this.policy.data.audit.path;
-    if (p) return path.isAbsolute(p) || !primaryRoot ? path.resolve(p) : path.join(primaryRoot, p);
+    if (p) return path.isAbsolute(p) || !primaryRoot ? path.resolve(this.startDir, p) : path.join(primaryRoot, p);
     return path.join(this.stateDir(primaryRoot), 'audit.jsonl');
   }
 
