@@ -132,7 +132,7 @@ function itemsOf(hit: FileHit, q: Query): number {
 export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promise<EngineResult> {
   const { q, pat, select, deny } = o;
   // A pattern JavaScript may backtrack on runs in a worker thread the search's end, cancel or time cap stops.
-  const matcher = needsWorker(q) ? new RegexMatcher(pat, q, o.signal, o.deadline) : null;
+  const matcher = needsWorker(pat) ? new RegexMatcher(pat, q, o.signal, o.deadline) : null;
   const concurrency = matcher ? WORKER_CONCURRENCY : CONCURRENCY;
   const results: Array<FileHit | null | undefined> = [];
   const inflight = new Set<Promise<void>>();
@@ -334,7 +334,7 @@ export async function builtinSearchFile(fh: FileHandle, o: Pick<BuiltinOptions, 
   const text = decodeForSearch(buf);
   if (o.strict) sameTextInBothEngines(buf, text, o.strict.literal, '');
   let found: TextHits | null | typeof EXPIRED = null;
-  if (text !== null && !needsWorker(o.q)) found = searchText(text, o.pat, o.q.multiline, o.q.mode, o.q.context);
+  if (text !== null && !needsWorker(o.pat)) found = searchText(text, o.pat, o.q.multiline, o.q.mode, o.q.context);
   else if (text !== null) {
     const matcher = new RegexMatcher(o.pat, o.q, o.signal, o.deadline);
     try { found = await matcher.search(text); } finally { matcher.close(); }

@@ -259,7 +259,7 @@ export const grepTool = defineTool({
       if (rp.kind === 'dir') {
         let pat: JsPattern | null = null;
         if (q.mode !== 'content') try { pat = toJsPattern(q); } catch { /* rg-only syntax */ }
-        const check = { mode: q.mode, pat, multiline: q.multiline, allowHardlinks: ws.rules.allowHardlinks, q, signal: ctx.signal, deadline };
+        const check = { mode: q.mode, pat, multiline: q.multiline, allowHardlinks: ws.rules.allowHardlinks, signal: ctx.signal, deadline };
         // Where a hit's folder provably did not change while rg ran (quietFolders), rg read the
         // real file there: its lines and counts stand. Elsewhere (a folder swapped for a link and
         // back could have fed rg an outside file of the same name) the file is read and searched

@@ -3,7 +3,7 @@ import { ToolError } from '../../core/errors.js';
 import type { JsPattern } from './regex.js';
 import { searchText, type TextHits } from './search-text.js';
 import { linearInJs } from './small.js';
-import type { OutputMode, Query } from './types.js';
+import type { OutputMode } from './types.js';
 
 /** The file the worker runs: beside cli.js in dist/, or beside this module in src/ (tests, run through tsx). */
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
@@ -16,9 +16,12 @@ const BATCH_CHARS = 1 << 20;
 export const EXPIRED = Symbol('expired');
 export type Found = TextHits | null | typeof EXPIRED;
 
-/** Whether a query's pattern needs the worker: a regex that JavaScript may backtrack on (linearInJs). */
-export function needsWorker(q: Pick<Query, 'pattern' | 'fixed_strings'>): boolean {
-  return !q.fixed_strings && !linearInJs(q.pattern);
+/**
+ * Whether a pattern needs the worker: a regex that JavaScript may backtrack on (linearInJs),
+ * judged on the JavaScript source that runs, not on the rg pattern it was translated from.
+ */
+export function needsWorker(pat: JsPattern): boolean {
+  return !linearInJs(pat.re.source, true);
 }
 
 /**

@@ -5,7 +5,7 @@ import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
 import { EXPIRED, needsWorker, RegexMatcher, type Found } from './regex-matcher.js';
 import { decodeForSearch, searchText, showsLine } from './search-text.js';
-import type { FileHit, OutputMode, Query } from './types.js';
+import type { FileHit, OutputMode } from './types.js';
 
 /**
  * Checks files ripgrep reported before anything about them is returned: still a regular file
@@ -71,8 +71,8 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
 
 export interface ConfirmCheck {
   mode: OutputMode; pat: JsPattern | null; multiline: boolean; allowHardlinks: boolean;
-  /** For a pattern that goes to the worker: the query, the call's signal and the search's time cap. */
-  q: Pick<Query, 'pattern' | 'fixed_strings'>; signal: AbortSignal; deadline: number;
+  /** For a pattern that goes to the worker: the call's signal and the search's time cap. */
+  signal: AbortSignal; deadline: number;
 }
 
 /**
@@ -85,7 +85,7 @@ export interface ConfirmCheck {
 export async function confirmContent(sorted: FileHit[], rootAbs: string, need: number, check: ConfirmCheck): Promise<{ hits: FileHit[]; changed: number; expired: boolean }> {
   const base = rootAbs === '/' ? '' : rootAbs;
   // A pattern JavaScript may backtrack on is run in a worker thread (regex-matcher.ts), never here.
-  const worker = check.pat && check.mode !== 'content' && needsWorker(check.q) ? check.pat : null;
+  const worker = check.pat && check.mode !== 'content' && needsWorker(check.pat) ? check.pat : null;
   let matcher = null as RegexMatcher | null;
   let expired = false;
   // Synchronous calls: five syscalls a file cost microseconds, the thread pool tens of them.
