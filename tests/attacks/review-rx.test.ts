@@ -39,8 +39,8 @@ function setup(t: { after: (f: () => void) => void }, files: Record<string, stri
   return h;
 }
 
-async function noStall(h: Harness, engine: 'auto' | 'builtin', args: Record<string, unknown>): Promise<Env> {
-  const { value, stall } = await longestStall(() => grep(h, engine, args, { TOOLGATE_GREP_TIME_CAP_MS: '2000' }));
+async function noStall(h: Harness, engine: 'auto' | 'builtin', args: Record<string, unknown>, capMs = 2000): Promise<Env> {
+  const { value, stall } = await longestStall(() => grep(h, engine, args, { TOOLGATE_GREP_TIME_CAP_MS: String(capMs) }));
   assert.ok(stall < STALL_MS, `${engine}: the event loop stalled ${stall.toFixed(0)} ms (${JSON.stringify(args).slice(0, 80)}…)`);
   return value;
 }
@@ -52,5 +52,53 @@ test('linearInJs is misled by a POSIX class: "[[:alpha:])]" closes a class for i
     const r = await noStall(h, engine, { pattern });
     assert.ok(r.ok, r.text);
     assert.equal(r.data.total_files, 0);
+  }
+});
+
+test('a pattern without repetition still costs its length at every position: 8,000 "." over a 1 MB line (6.5 s on the server thread)', { timeout: 60_000 }, async (t) => {
+  const h = setup(t, { 'long.txt': `${'a'.repeat(1 << 20)}\n`, 'b.txt': 'ab\n' });
+  for (const engine of ENGINES) {
+    const r = await noStall(h, engine, { pattern: `${'.'.repeat(8000)}x` });
+    assert.ok(r.ok, r.text);
+    assert.equal(r.data.total_files, 0);
+    // Control: the same length, matching — the answer is still right.
+    const m = await noStall(h, engine, { pattern: `^${'.'.repeat(8000)}`, output_mode: 'count' });
+    assert.deepEqual(m.data.counts, [{ file: 'long.txt', count: 1 }], `${engine}: ${m.text}`);
+  }
+});
+
+test('fixed_strings with ignore_case runs a JavaScript regex (no indexOf): a 5,000-character string over a 1 MB line of its prefix (3 s)', { timeout: 60_000 }, async (t) => {
+  const h = setup(t, { 'long.txt': `${'a'.repeat(1 << 20)}\n` });
+  for (const engine of ENGINES) {
+    const r = await noStall(h, engine, { pattern: `${'A'.repeat(5000)}x`, fixed_strings: true, ignore_case: true });
+    assert.ok(r.ok, r.text);
+    assert.equal(r.data.total_files, 0);
+    const m = await noStall(h, engine, { pattern: 'A'.repeat(5000), fixed_strings: true, ignore_case: true, output_mode: 'count' });
+    assert.deepEqual(m.data.counts, [{ file: 'long.txt', count: 1 }], `${engine}: ${m.text}`);
+  }
+});
+
+test('without ripgrep, a big file (async path, up to 64 MB) with a short pattern: 400 "." over 16 MB (2.6 s); the answer is the same', { timeout: 60_000 }, async (t) => {
+  const h = setup(t, { 'big.txt': `${'a'.repeat(16 << 20)}x\n`, 'small.txt': `${'a'.repeat(500)}x\n` });
+  const r = await noStall(h, 'builtin', { pattern: `${'.'.repeat(400)}x`, output_mode: 'count' }, 30_000);
+  assert.ok(r.ok, r.text);
+  assert.deepEqual(r.data.counts, [{ file: 'big.txt', count: 1 }, { file: 'small.txt', count: 1 }], r.text);
+});
+
+test('ripgrep\'s hits re-checked in the server (confirmContent, names and counts): a long linear pattern over a 1 MB file goes to the worker too (6 s in the thread)', { timeout: 60_000 }, async (t) => {
+  const { confirmContent } = await import('../../src/tools/grep/verify.js');
+  const { toJsPattern } = await import('../../src/tools/grep/regex.js');
+  const d = tempDir('tg-rx-confirm-');
+  t.after(d.cleanup);
+  writeIn(d.dir, 'long.txt', `${'a'.repeat(1 << 20)}\n`);
+  for (const mode of ['files_with_matches', 'count'] as const) {
+    for (const [pattern, matches] of [[`${'.'.repeat(8000)}x`, false], [`^${'.'.repeat(8000)}`, true]] as const) {
+      const pat = toJsPattern({ pattern, fixed_strings: false, ignore_case: false, multiline: false });
+      const check = { mode, pat, multiline: false, allowHardlinks: false, signal: new AbortController().signal, deadline: Date.now() + 30_000 };
+      const { value, stall } = await longestStall(() => confirmContent([{ rel: 'long.txt', count: 1, records: [] }], d.dir, 10, check));
+      assert.ok(stall < STALL_MS, `${mode}: the event loop stalled ${stall.toFixed(0)} ms`);
+      assert.deepEqual(value.hits.map((h) => h.rel), matches ? ['long.txt'] : [], `${mode} ${matches}`);
+      assert.equal(value.expired, false);
+    }
   }
 });

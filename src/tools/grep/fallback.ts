@@ -7,7 +7,7 @@ import { searchText, decodeForSearch, type TextHits } from './search-text.js';
 import { EXPIRED, needsWorker, RegexMatcher } from './regex-matcher.js';
 import type { DenyFilter, Selection } from './select.js';
 import { COLLECT_CAP, type EngineResult, type FileHit, type Query } from './types.js';
-import { listWithin, openPinnedDir, sameTextInBothEngines, UseRipgrep } from './small.js';
+import { listWithin, openPinnedDir, sameTextInBothEngines, slowInThread, UseRipgrep } from './small.js';
 import { descriptorIsSync } from './verify.js';
 import { readFdSync } from '../../workspace/safe-open.js';
 import { readIgnoreFileSync } from '../walk/ignore-stack.js';
@@ -131,9 +131,11 @@ function itemsOf(hit: FileHit, q: Query): number {
 
 export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promise<EngineResult> {
   const { q, pat, select, deny } = o;
-  // A pattern JavaScript may backtrack on runs in a worker thread the search's end, cancel or time cap stops.
-  const matcher = needsWorker(pat) ? new RegexMatcher(pat, q, o.signal, o.deadline) : null;
-  const concurrency = matcher ? WORKER_CONCURRENCY : CONCURRENCY;
+  // A pattern JavaScript may backtrack on runs in a worker thread the search's end, cancel or time cap
+  // stops; so does any other text too long for it to search here (slowInThread), the worker started then.
+  const inWorker = needsWorker(pat);
+  let matcher = inWorker ? new RegexMatcher(pat, q, o.signal, o.deadline) : null;
+  const concurrency = inWorker ? WORKER_CONCURRENCY : CONCURRENCY;
   const results: Array<FileHit | null | undefined> = [];
   const inflight = new Set<Promise<void>>();
   const notes: string[] = [];
@@ -167,7 +169,8 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     const text = decodeForSearch(buf);
     if (b) sameTextInBothEngines(buf, text, b.literal, rel);
     if (text === null) return null;
-    if (!matcher) return hitOf(rel, searchText(text, pat, q.multiline, q.mode, q.context), nlink, isAt);
+    if (!inWorker && !slowInThread(pat, text.length)) return hitOf(rel, searchText(text, pat, q.multiline, q.mode, q.context), nlink, isAt);
+    matcher ??= new RegexMatcher(pat, q, o.signal, o.deadline);
     // Asked now: the file's descriptor is closed by the time the worker answers.
     const at = isAt();
     return matcher.search(text).then((found) => {
@@ -334,7 +337,7 @@ export async function builtinSearchFile(fh: FileHandle, o: Pick<BuiltinOptions, 
   const text = decodeForSearch(buf);
   if (o.strict) sameTextInBothEngines(buf, text, o.strict.literal, '');
   let found: TextHits | null | typeof EXPIRED = null;
-  if (text !== null && !needsWorker(o.pat)) found = searchText(text, o.pat, o.q.multiline, o.q.mode, o.q.context);
+  if (text !== null && !needsWorker(o.pat) && !slowInThread(o.pat, text.length)) found = searchText(text, o.pat, o.q.multiline, o.q.mode, o.q.context);
   else if (text !== null) {
     const matcher = new RegexMatcher(o.pat, o.q, o.signal, o.deadline);
     try { found = await matcher.search(text); } finally { matcher.close(); }

@@ -49,6 +49,8 @@ export class RegexMatcher {
     signal.addEventListener('abort', this.onAbort, { once: true });
     this.timer = setTimeout(() => this.end({ expired: true }), Math.max(0, deadline - Date.now()));
     this.timer.unref();
+    // Made after the call was cancelled (the built-in walk starts one at its first long text): ended at once.
+    if (signal.aborted) this.onAbort();
   }
 
   /** Texts waiting to be posted: one message a batch (a message each cost ~50 µs a file). */

@@ -61,7 +61,7 @@ export function sameInBothEngines(q: Query): SmallSearch | null {
     return null;
   }
   // Judged on the JavaScript source that runs, not on the rg pattern (see needsWorker).
-  if (!linearInJs(pat.re.source, true)) return null;
+  if (!linearInJs(pat.re.source, true) || slowInThread(pat, SMALL_GREP_BYTES)) return null;
   return { pat, literal: q.fixed_strings || /^[^\\^$.*+?()[\]{}|]+$/.test(q.pattern) };
 }
 
@@ -96,6 +96,20 @@ export function linearInJs(p: string, jsSource = false): boolean {
     if (c === '|' && depth > 0) return false;
   }
   return true;
+}
+
+/**
+ * Text characters × pattern source characters past which a search may not run on the server's
+ * thread even when the pattern is linear (linearInJs): each start position still costs up to the
+ * pattern's length (10,000 characters allowed), so 8,000 "." over a 1 MB line held it 6.5 s, a
+ * 5,000-character fixed string with ignore_case (a regex, not indexOf) 3 s, 400 "." over a 16 MB
+ * file (the built-in engine reads up to 64 MB) 2.6 s. At this bound ~50 ms a pass at worst.
+ */
+export const THREAD_STEPS = 1 << 26;
+
+/** Whether searching `chars` characters with `pat` here may take long: the worker runs it instead (literal text uses indexOf). */
+export function slowInThread(pat: JsPattern, chars: number): boolean {
+  return pat.literal === null && chars * pat.re.source.length > THREAD_STEPS;
 }
 
 const ABOVE_ROOT_NAMES = ['.gitignore', '.ignore', '.rgignore', '.git'];
