@@ -131,10 +131,13 @@ function itemsOf(hit: FileHit, q: Query): number {
 
 export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promise<EngineResult> {
   const { q, pat, select, deny } = o;
+  // Like the ripgrep engine: everything up to the collection cap (exact totals), then only the first entries
+  // (a file's records too: searchText keeps no more).
+  const stopAt = Math.max(o.needed, o.collectCap ?? COLLECT_CAP[q.mode]);
   // A pattern JavaScript may backtrack on runs in a worker thread the search's end, cancel or time cap
   // stops; so does any other text too long for it to search here (slowInThread), the worker started then.
   const inWorker = needsWorker(pat);
-  let matcher = inWorker ? new RegexMatcher(pat, q, o.signal, o.deadline) : null;
+  let matcher = inWorker ? new RegexMatcher(pat, { ...q, limit: stopAt }, o.signal, o.deadline) : null;
   const concurrency = inWorker ? WORKER_CONCURRENCY : CONCURRENCY;
   const results: Array<FileHit | null | undefined> = [];
   const inflight = new Set<Promise<void>>();
@@ -149,8 +152,6 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   const skipped = { large: 0, hardlinked: 0, moved: 0 };
   let bytesRead = 0;
   let sliceStart = performance.now();
-  // Like the ripgrep engine: everything up to the collection cap (exact totals), then only the first entries.
-  const stopAt = Math.max(o.needed, o.collectCap ?? COLLECT_CAP[q.mode]);
 
   const advance = () => {
     while (ready < results.length && results[ready] !== undefined) {
@@ -169,8 +170,8 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     const text = decodeForSearch(buf);
     if (b) sameTextInBothEngines(buf, text, b.literal, rel);
     if (text === null) return null;
-    if (!inWorker && !slowInThread(pat, text.length)) return hitOf(rel, searchText(text, pat, q.multiline, q.mode, q.context), nlink, isAt);
-    matcher ??= new RegexMatcher(pat, q, o.signal, o.deadline);
+    if (!inWorker && !slowInThread(pat, text.length)) return hitOf(rel, searchText(text, pat, q.multiline, q.mode, q.context, stopAt), nlink, isAt);
+    matcher ??= new RegexMatcher(pat, { ...q, limit: stopAt }, o.signal, o.deadline);
     // Asked now: the file's descriptor is closed by the time the worker answers.
     const at = isAt();
     return matcher.search(text).then((found) => {
@@ -332,21 +333,29 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
 }
 
 /** Searches one already opened and verified file (openFileForRead); `strict`: as BuiltinOptions.budget, for the text checks. */
-export async function builtinSearchFile(fh: FileHandle, o: Pick<BuiltinOptions, 'q' | 'pat' | 'signal' | 'deadline'> & { strict?: { literal: boolean } }): Promise<EngineResult> {
-  const buf = await fh.readFile();
+export async function builtinSearchFile(fh: FileHandle, o: Pick<BuiltinOptions, 'q' | 'pat' | 'signal' | 'deadline'> & Partial<Pick<BuiltinOptions, 'needed' | 'collectCap'>> & { strict?: { literal: boolean } }): Promise<EngineResult> {
+  // As in a folder: a file over MAX_FILE_BYTES is not read whole into memory (a 2 GB sparse file was).
+  const { size } = await fh.stat();
+  if (size > MAX_FILE_BYTES) {
+    return { hits: [], capped: null, searched: 0, complete: true, sortedPrefix: true, notes: [`The file is over ${MAX_FILE_BYTES / 1024 / 1024} MB; the built-in engine does not search it.`] };
+  }
+  // At most the size seen: a file growing meanwhile is not read past it.
+  const buf = await readAll(fh, size);
   const text = decodeForSearch(buf);
   if (o.strict) sameTextInBothEngines(buf, text, o.strict.literal, '');
+  const q = { ...o.q, limit: Math.max(o.needed ?? 0, o.collectCap ?? COLLECT_CAP[o.q.mode]) };
   let found: TextHits | null | typeof EXPIRED = null;
-  if (text !== null && !needsWorker(o.pat) && !slowInThread(o.pat, text.length)) found = searchText(text, o.pat, o.q.multiline, o.q.mode, o.q.context);
+  if (text !== null && !needsWorker(o.pat) && !slowInThread(o.pat, text.length)) found = searchText(text, o.pat, q.multiline, q.mode, q.context, q.limit);
   else if (text !== null) {
-    const matcher = new RegexMatcher(o.pat, o.q, o.signal, o.deadline);
+    const matcher = new RegexMatcher(o.pat, q, o.signal, o.deadline);
     try { found = await matcher.search(text); } finally { matcher.close(); }
   }
   const expired = found === EXPIRED;
   if (found === EXPIRED) found = null;
   return {
     hits: found ? [{ rel: '', records: found.records, count: found.count }] : [],
-    capped: expired ? 'time' : null, searched: 1, complete: !expired, sortedPrefix: true,
+    // At the limit, as in a folder: the records are the first ones, the totals "at least".
+    capped: expired ? 'time' : null, searched: 1, complete: !expired && !(found && q.mode === 'content' && found.records.length >= q.limit), sortedPrefix: true,
     notes: text === null ? ['The file is binary (it has a NUL byte near the start); it was not searched.'] : [],
   };
 }

@@ -41,7 +41,8 @@ export class RegexMatcher {
 
   constructor(
     private readonly pat: JsPattern,
-    private readonly q: { multiline: boolean; mode: OutputMode; context: number },
+    /** limit: content records kept a file (searchText). */
+    private readonly q: { multiline: boolean; mode: OutputMode; context: number; limit?: number },
     private readonly signal: AbortSignal,
     deadline: number,
   ) {
@@ -121,6 +122,6 @@ export class RegexMatcher {
 }
 
 /** searchText, in a worker when the pattern may backtrack (matcher given), else right here. */
-export function searchWith(matcher: RegexMatcher | null, text: string, pat: JsPattern, q: { multiline: boolean; mode: OutputMode; context: number }): Found | Promise<Found> {
-  return matcher ? matcher.search(text) : searchText(text, pat, q.multiline, q.mode, q.context);
+export function searchWith(matcher: RegexMatcher | null, text: string, pat: JsPattern, q: { multiline: boolean; mode: OutputMode; context: number; limit?: number }): Found | Promise<Found> {
+  return matcher ? matcher.search(text) : searchText(text, pat, q.multiline, q.mode, q.context, q.limit);
 }
