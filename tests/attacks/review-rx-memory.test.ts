@@ -4,7 +4,7 @@
 // regression fails the test instead of the test runner.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, ftruncateSync, writeFileSync } from 'node:fs';
+import { closeSync, linkSync, openSync, ftruncateSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Harness, REPO_ROOT, tempDir, writeIn } from '../../src/testing/helpers.js';
 import { grep } from '../../src/tools/grep/grep-fixture.js';
@@ -73,4 +73,25 @@ test('without ripgrep, a named file is not read whole past 64 MB (a 1 GB sparse 
   assert.ok(peak < 256 << 20, `memory grew ${(peak / 2 ** 20).toFixed(0)} MB`);
   const control = await grep(h, 'builtin', { pattern: 'needle', path: 'small.txt' });
   assert.equal(control.data.total_files, 1);
+});
+
+test('without ripgrep, a runaway match holds the worker: the files read meanwhile and waiting for it stay bounded in bytes (256 files of up to 64 MB each could wait: 16 GB)', { timeout: 120_000 }, async (t) => {
+  const d = tempDir('tg-rxm-inflight-');
+  t.after(d.cleanup);
+  writeIn(d.dir, 'a/exp.txt', `${'a'.repeat(40)}!\n`);
+  writeFileSync(`${d.dir}/big.txt`, 'x\n'.repeat(8 << 20)); // 16 MB
+  for (let i = 0; i < 60; i++) linkSync(`${d.dir}/big.txt`, `${d.dir}/b${String(i).padStart(2, '0')}.txt`);
+  const h = new Harness([d.dir]);
+  t.after(() => h.close());
+  let peak = 0;
+  const base = process.memoryUsage().rss;
+  const iv = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss - base); }, 10);
+  try {
+    const r = await grep(h, 'builtin', { pattern: '(a+)+b' }, { TOOLGATE_GREP_TIME_CAP_MS: '4000' });
+    assert.equal(r.status, 'partial', r.text);
+    assert.match(r.text, /time cap/);
+  } finally {
+    clearInterval(iv);
+  }
+  assert.ok(peak < 400 << 20, `memory grew ${(peak / 2 ** 20).toFixed(0)} MB while the worker was held`);
 });

@@ -21,6 +21,12 @@ const CONCURRENCY = 16;
 const WORKER_CONCURRENCY = 256;
 /** Bigger files are skipped (and counted) rather than read whole into memory. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes of the files in flight (being read, or waiting for the worker's answer) past which the
+ * walk waits, whatever their number: a runaway match holds the worker, and 256 files of up to
+ * 64 MB each read meanwhile would wait in memory (60 of 16 MB: +1.9 GB).
+ */
+const MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
 const KIND_NAMES = ['.rgignore', '.ignore', '.gitignore'] as const;
 /**
  * Files up to this size are opened, read and searched synchronously: the five thread-pool round
@@ -151,6 +157,9 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   let failure: unknown;
   const skipped = { large: 0, hardlinked: 0, moved: 0 };
   let bytesRead = 0;
+  let bytesInFlight = 0;
+  /** The size searchSmallSync saw of the file it left in flight (an async read, or the worker). */
+  let sizeSeen = 0;
   let sliceStart = performance.now();
 
   const advance = () => {
@@ -201,6 +210,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) return null;
+      sizeSeen = st.size;
       // A hard link may be an outside file: its content must not pick the engine (the text checks), so rg answers.
       if (o.budget && st.nlink > 1 && !o.allowHardlinks) throw new UseRipgrep('text', `${rel} has several hard links`);
       // With a budget every file is read here (its folder's descriptor, in the path, is closed after the folder).
@@ -236,9 +246,9 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     }
   };
 
-  /** Waits while CONCURRENCY async reads are in flight, and lets the event loop turn after SYNC_SLICE_MS of work. */
+  /** Waits while `concurrency` files or MAX_BYTES_IN_FLIGHT are in flight, and lets the event loop turn after SYNC_SLICE_MS of work. */
   const pause = async () => {
-    while (inflight.size >= concurrency) await Promise.race(inflight);
+    while (inflight.size >= concurrency || (inflight.size > 0 && bytesInFlight >= MAX_BYTES_IN_FLIGHT)) await Promise.race(inflight);
     if (performance.now() - sliceStart > SYNC_SLICE_MS) {
       await new Promise<void>((r) => setImmediate(r));
       sliceStart = performance.now();
@@ -249,15 +259,18 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   const schedule = (rel: string, path: string): void => {
     const seq = results.length;
     results.push(undefined);
+    sizeSeen = 0;
     const small = searchSmallSync(rel, path);
     if (small !== undefined && !(small instanceof Promise)) {
       results[seq] = small;
       advance();
       return;
     }
+    const bytes = sizeSeen;
+    bytesInFlight += bytes;
     const p: Promise<void> = (small ?? searchFile(rel, path))
       .then((hit) => { results[seq] = hit; }, (e: unknown) => { results[seq] = null; failure ??= e; })
-      .finally(() => { inflight.delete(p); advance(); });
+      .finally(() => { bytesInFlight -= bytes; inflight.delete(p); advance(); });
     inflight.add(p);
   };
 
@@ -309,7 +322,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
       } else if (e.isFile()) {
         // Symbolic links, FIFOs, sockets and devices are never opened.
         if (!select.fileSelectedHere(childRel, e.name) || isIgnored(ls, childRel, false)) continue;
-        if (inflight.size >= concurrency || performance.now() - sliceStart > SYNC_SLICE_MS) await pause();
+        if (inflight.size >= concurrency || bytesInFlight >= MAX_BYTES_IN_FLIGHT || performance.now() - sliceStart > SYNC_SLICE_MS) await pause();
         schedule(childRel, `${path}/${e.name}`);
       }
     }
