@@ -102,3 +102,47 @@ test('ripgrep\'s hits re-checked in the server (confirmContent, names and counts
     }
   }
 });
+
+test('without ripgrep, many concurrent runaway searches (other sessions too) share at most MAX_WORKERS worker threads: the rest wait, their time cap and cancel still apply, and no slot is left taken (60 such calls took +844 MB and every core)', { timeout: 60_000, skip: process.platform !== 'linux' && 'counts threads in /proc/self/status' }, async (t) => {
+  const { MAX_WORKERS, runningWorkers } = await import('../../src/tools/grep/regex-matcher.js');
+  const { readFileSync } = await import('node:fs');
+  const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
+  const d = tempDir('tg-rx-workers-');
+  t.after(d.cleanup);
+  writeIn(d.dir, 'exp.txt', `${'a'.repeat(40)}!\n`);
+  const sessions = Array.from({ length: MAX_WORKERS + 6 }, () => new Harness([d.dir]));
+  t.after(() => { for (const h of sessions) h.close(); });
+  const saved = { rg: process.env.TOOLGATE_RG, cap: process.env.TOOLGATE_GREP_TIME_CAP_MS };
+  process.env.TOOLGATE_RG = 'off';
+  process.env.TOOLGATE_GREP_TIME_CAP_MS = '3000';
+  t.after(() => {
+    if (saved.rg === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved.rg;
+    if (saved.cap === undefined) delete process.env.TOOLGATE_GREP_TIME_CAP_MS; else process.env.TOOLGATE_GREP_TIME_CAP_MS = saved.cap;
+  });
+  const before = threads();
+  let peak = 0;
+  let peakRunning = 0;
+  const iv = setInterval(() => { peak = Math.max(peak, threads() - before); peakRunning = Math.max(peakRunning, runningWorkers()); }, 20);
+  try {
+    const ctrl = new AbortController();
+    const calls = sessions.map((h) => h.call('grep', { pattern: '(a+)+b' }));
+    // One more, cancelled while it waits for a worker: answered at once.
+    const cancelled = sessions[0]!.call('grep', { pattern: '(a+)+c' }, { signal: ctrl.signal });
+    await new Promise((r) => setTimeout(r, 500));
+    const asked = performance.now();
+    ctrl.abort();
+    const c = await cancelled;
+    assert.equal(c.error?.code, 'Cancelled', c.text);
+    assert.ok(performance.now() - asked < 1000, 'the cancel was answered at once');
+    for (const r of await Promise.all(calls)) {
+      assert.equal(r.status, 'partial', r.text);
+      assert.match(r.text, /time cap/);
+    }
+  } finally {
+    clearInterval(iv);
+  }
+  assert.ok(peakRunning <= MAX_WORKERS, `${peakRunning} workers at once`);
+  // A worker is two threads here (its own and its isolate's helper): the waiting searches started none.
+  assert.ok(peak <= 2 * MAX_WORKERS + 2, `${peak} more threads during ${sessions.length} searches (at most ${MAX_WORKERS} workers)`);
+  assert.equal(runningWorkers(), 0, 'every slot was given back');
+});

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '../../core/errors.js';
 import type { JsPattern } from './regex.js';
@@ -11,6 +12,26 @@ const WORKER_URL = new URL(FROM_SOURCE ? './regex-worker.ts' : './regex-worker.j
 
 /** Characters of text posted to the worker in one message at most (more waits for the next). */
 const BATCH_CHARS = 1 << 20;
+
+/**
+ * Workers running at once, all calls and sessions together; a search past it waits for one to
+ * end (its time cap and cancel still apply). Each is a thread with its own heap (up to 256 MB)
+ * and a core while a match runs away: 60 concurrent runaway searches took +844 MB and every core.
+ */
+export const MAX_WORKERS = Math.max(4, availableParallelism());
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Workers running now (tests). */
+export function runningWorkers(): number {
+  return running;
+}
+
+function releaseSlot(): void {
+  const next = waiting.shift();
+  if (next) next(); // the slot passes on
+  else running--;
+}
 
 /** What a search returned once its time cap ended the worker: treat as the walk's own time cap. */
 export const EXPIRED = Symbol('expired');
@@ -33,6 +54,8 @@ export function needsWorker(pat: JsPattern): boolean {
  */
 export class RegexMatcher {
   private worker: Worker | null = null;
+  /** Its share of MAX_WORKERS: none yet, waited for (the texts queue meanwhile), held until end(). */
+  private slot: 'none' | 'waiting' | 'held' = 'none';
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (f: Found) => void; reject: (e: unknown) => void }>();
   private ended: { error: unknown } | { expired: true } | null = null;
@@ -72,10 +95,32 @@ export class RegexMatcher {
 
   private readonly post = () => {
     if (this.queue.length === 0 || this.ended) return;
-    const w = this.worker ??= this.start();
+    if (this.slot === 'waiting') return;
+    if (this.slot === 'none') {
+      if (running >= MAX_WORKERS) {
+        this.slot = 'waiting';
+        waiting.push(this.granted);
+        return;
+      }
+      running++;
+      this.slot = 'held';
+    }
+    let w: Worker;
+    try {
+      w = this.worker ??= this.start();
+    } catch (e) {
+      // Here from a microtask too, where a throw would end the process.
+      this.end({ error: new ToolError('Internal', `the built-in regex engine did not start: ${(e as Error).message}`) });
+      return;
+    }
     w.postMessage(this.queue);
     this.queue = [];
     this.queuedChars = 0;
+  };
+
+  private readonly granted = () => {
+    this.slot = 'held';
+    this.post();
   };
 
   private start(): Worker {
@@ -108,6 +153,9 @@ export class RegexMatcher {
     this.signal.removeEventListener('abort', this.onAbort);
     void this.worker?.terminate();
     this.worker = null;
+    if (this.slot === 'held') releaseSlot();
+    else if (this.slot === 'waiting') waiting.splice(waiting.indexOf(this.granted), 1);
+    this.slot = 'none';
     for (const p of this.pending.values()) {
       if ('expired' in how) p.resolve(EXPIRED);
       else p.reject(how.error);
