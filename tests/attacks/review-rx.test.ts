@@ -146,3 +146,44 @@ test('without ripgrep, many concurrent runaway searches (other sessions too) sha
   assert.ok(peak <= 2 * MAX_WORKERS + 2, `${peak} more threads during ${sessions.length} searches (at most ${MAX_WORKERS} workers)`);
   assert.equal(runningWorkers(), 0, 'every slot was given back');
 });
+
+// Globs: grep's glob argument and the ignore files of the searched folders are matched with
+// picomatch, whose regexes backtrack too: several "*" in one segment over a long name (polynomial),
+// or three "**" over a deep path. These run on the server thread in every engine (ripgrep's hits
+// are filtered by the same Selection).
+const LONG_NAME = `${'a'.repeat(100)}.txt`;
+
+test('a glob with many wildcards in one segment, or three "**": refused at once, not matched for seconds on the server thread against a long name or a deep path (10 s for one name)', { timeout: 120_000 }, async (t) => {
+  const h = setup(t, { [LONG_NAME]: 'needle\n', 'b.txt': 'needle\n' });
+  const deep = setup(t, { [`${'a/'.repeat(1500)}c.txt`]: 'needle\n', 'b.txt': 'needle\n' });
+  const costly: Array<[Harness, string[]]> = [[h, ['*a*a*a*a*a*b']], [h, ['!*a*a*a*a*a*b']], [h, ['*a*a*a*a*b']], [deep, ['**/a/**/a/**/b']], [deep, ['!**/a/**/a/**/b']]];
+  for (const engine of [...ENGINES, ...(rgHere ? ['rg' as const] : [])]) {
+    for (const [where, glob] of costly) {
+      const { value: r, stall } = await longestStall(() => grep(where, engine, { pattern: 'needle', glob }, { TOOLGATE_GREP_TIME_CAP_MS: '5000' }));
+      assert.ok(stall < STALL_MS, `${engine} ${glob}: the event loop stalled ${stall.toFixed(0)} ms`);
+      assert.equal(r.error?.code, 'InvalidArguments', `${engine} ${glob}: ${r.text}`);
+    }
+    // Controls: globs as models write them still run, with the same answers.
+    const ok = await noStall(h, engine as 'auto', { pattern: 'needle', glob: ['**/*.txt', '!**/a/**/c*'] });
+    assert.deepEqual(ok.data.files, [LONG_NAME, 'b.txt'].sort(), `${engine}: ${ok.text}`);
+    const three = await noStall(h, engine as 'auto', { pattern: 'needle', glob: ['*a*a.{txt,md}'] });
+    assert.deepEqual(three.data.files, [LONG_NAME], `${engine}: ${three.text}`);
+    const two = await noStall(deep, engine as 'auto', { pattern: 'needle', glob: ['**/a/**/c.txt'] });
+    assert.equal(two.data.total_files, 1, `${engine}: ${two.text}`);
+  }
+});
+
+test('an ignore file written in the workspace with a costly rule: not matched on the server thread (ripgrep answers the small-folder search; without it the rule is left out, with a note)', { timeout: 120_000 }, async (t) => {
+  const h = setup(t, { '.gitignore': '*a*a*a*a*a*b\n*.log\n', [LONG_NAME]: 'needle\n', 'c.log': 'needle\n', 'aaaaab': 'needle\n' });
+  for (const engine of ENGINES) {
+    const r = await noStall(h, engine, { pattern: 'needle' });
+    assert.ok(r.ok, r.text);
+    if (engine === 'auto') {
+      assert.equal(r.data.engine, 'ripgrep', 'the small path left it to ripgrep');
+      assert.deepEqual(r.data.files, [LONG_NAME], 'ripgrep applies the rule');
+    } else {
+      assert.deepEqual(r.data.files, [LONG_NAME, 'aaaaab'].sort(), 'the costly rule left out, the others applied');
+      assert.match(r.text, /1 ignore-file rule/);
+    }
+  }
+});

@@ -197,6 +197,17 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     return { rel, records: found.records, count: found.count };
   };
 
+  let rulesLeftOut = 0;
+  /** An ignore file's rules too costly to match here (IgnoreFile.skipped): ripgrep answers a small search; the built-in engine leaves them out. */
+  const weigh = (layer: IgnoreLayer | null): IgnoreLayer | null => {
+    for (const f of layer?.files ?? []) {
+      if (!f?.skipped) continue;
+      if (o.budget) throw new UseRipgrep('text', 'an ignore file has a rule with too many wildcards to match here');
+      rulesLeftOut += f.skipped;
+    }
+    return layer;
+  };
+
   const expectedAt = (rel: string) => `${root.abs === '/' ? '' : root.abs}/${rel}`;
 
   /** A small regular file, searched without the thread pool; undefined: not one (take the async path). */
@@ -308,7 +319,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   const walkEntries = async (rel: string, path: string, layers: IgnoreLayer[], entries: Dirent[]): Promise<void> => {
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const names = new Set(entries.map((e) => e.name));
-    const layer = readLayer(path, names, rel === '' ? 0 : rel.length + 1, '');
+    const layer = weigh(readLayer(path, names, rel === '' ? 0 : rel.length + 1, ''));
     const ls = layer ? [...layers, layer] : layers;
     for (const e of entries) {
       if (stop()) return;
@@ -329,7 +340,9 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   };
 
   try {
-    await walk('', root.path, parentLayers(root));
+    const above = parentLayers(root);
+    above.forEach(weigh);
+    await walk('', root.path, above);
   } finally {
     await Promise.allSettled([...inflight]);
     matcher?.close();
@@ -338,6 +351,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   if (o.signal.aborted) throw new ToolError('Cancelled', 'The search was cancelled.');
   advance();
   if (skipped.large) notes.push(`${skipped.large} file(s) over ${MAX_FILE_BYTES / 1024 / 1024} MB were not searched by the built-in engine.`);
+  if (rulesLeftOut) notes.push(`${rulesLeftOut} ignore-file rule(s) with too many wildcards to match here were left out (ripgrep applies them).`);
   if (skipped.hardlinked) notes.push(`${skipped.hardlinked} matching file(s) with several hard links were left out (paths.allow_hardlinks is off).`);
   // skipped.moved gets no note: a file read through a folder swapped for a link to outside matched, which a count would tell.
   // Only what was finished in walk order counts, so an early stop still gives the first files in path order.

@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { globTooCostly } from './glob-cost.js';
 
 /**
  * .gitignore rules as ripgrep applies them during a walk: each path is tested on its own
@@ -17,11 +18,14 @@ export type IgnoreVerdict = 'ignore' | 'keep' | null;
 
 export class IgnoreFile {
   private readonly rules: Rule[] = [];
+  /** Rules left out: too costly for picomatch to match on the server's thread (globTooCostly). */
+  skipped = 0;
 
   constructor(text: string) {
     for (const raw of text.split('\n')) {
       const rule = parseLine(raw);
-      if (rule) this.rules.push(rule);
+      if (rule === 'costly') this.skipped++;
+      else if (rule) this.rules.push(rule);
     }
   }
 
@@ -50,7 +54,7 @@ export class IgnoreFile {
   }
 }
 
-function parseLine(raw: string): Rule | null {
+function parseLine(raw: string): Rule | 'costly' | null {
   let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
   if (line === '' || line.startsWith('#')) return null;
   // Trailing spaces are dropped unless escaped with a backslash.
@@ -68,6 +72,7 @@ function parseLine(raw: string): Rule | null {
   // (nonegate), "[!…]" is a negated class (picomatch, without extglobs, reads "[!a]" as "! or a"),
   // and ( ) | are plain characters, not a regex group.
   const glob = line.replace(/\\.|\[!|[()|]/g, (m) => (m === '[!' ? '[^' : m.length === 2 ? m : `\\${m}`));
+  if (globTooCostly(glob)) return 'costly';
   try {
     return { negative, dirOnly, anchored, test: picomatch(glob, { dot: true, noextglob: true, nonegate: true }) };
   } catch {

@@ -13,6 +13,7 @@ import { toJsPattern, type JsPattern } from './regex.js';
 import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgListFiles, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
+import { globTooCostly, MAX_GLOBSTARS, MAX_SEGMENT_WILDCARDS } from './glob-cost.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
 import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines } from './small.js';
 import { searchSmallDir, searchSmallFile } from './small-search.js';
@@ -85,6 +86,11 @@ function buildQuery(args: Args): Query {
     tg = g;
   }
   const globs = args.glob === undefined ? [] : Array.isArray(args.glob) ? args.glob : [args.glob];
+  for (const g of globs) {
+    if (globTooCostly(g.startsWith('!') ? g.slice(1) : g)) {
+      throw new ToolError('InvalidArguments', `The glob ${JSON.stringify(g)} has too many wildcards to match safely: at most ${MAX_SEGMENT_WILDCARDS} ("*", "{…}", "@(…)") in one path segment and ${MAX_GLOBSTARS} "**" segments; split it into simpler globs, or narrow with path or type.`);
+    }
+  }
   return {
     pattern: args.pattern, fixed_strings: args.fixed_strings, ignore_case: args.ignore_case, multiline: args.multiline,
     context: args.output_mode === 'content' ? args.context : 0, mode: args.output_mode, hidden: args.hidden, globs, typeGlobs: tg,
