@@ -202,7 +202,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   const weigh = (layer: IgnoreLayer | null): IgnoreLayer | null => {
     for (const f of layer?.files ?? []) {
       if (!f?.skipped) continue;
-      if (o.budget) throw new UseRipgrep('text', 'an ignore file has a rule with too many wildcards to match here');
+      if (o.budget) throw new UseRipgrep('text', 'an ignore file has rules too many or too costly to match here');
       rulesLeftOut += f.skipped;
     }
     return layer;
@@ -351,7 +351,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   if (o.signal.aborted) throw new ToolError('Cancelled', 'The search was cancelled.');
   advance();
   if (skipped.large) notes.push(`${skipped.large} file(s) over ${MAX_FILE_BYTES / 1024 / 1024} MB were not searched by the built-in engine.`);
-  if (rulesLeftOut) notes.push(`${rulesLeftOut} ignore-file rule(s) with too many wildcards to match here were left out (ripgrep applies them).`);
+  if (rulesLeftOut) notes.push(`${rulesLeftOut} ignore-file rule(s) too many or with too many wildcards to match here were left out (ripgrep applies them).`);
   if (skipped.hardlinked) notes.push(`${skipped.hardlinked} matching file(s) with several hard links were left out (paths.allow_hardlinks is off).`);
   // skipped.moved gets no note: a file read through a folder swapped for a link to outside matched, which a count would tell.
   // Only what was finished in walk order counts, so an early stop still gives the first files in path order.

@@ -16,13 +16,25 @@ interface Rule {
 
 export type IgnoreVerdict = 'ignore' | 'keep' | null;
 
+/**
+ * Rules of one ignore file compiled at most: each costs ~25 µs to compile and a regex test for
+ * every entry the walk meets (a 1 MB file of 55,000 rules: 1.4 s, then 0.4 s an entry, on the
+ * server's thread). Past it the rules are left out (skipped).
+ */
+export const MAX_IGNORE_RULES = 10_000;
+
 export class IgnoreFile {
   private readonly rules: Rule[] = [];
-  /** Rules left out: too costly for picomatch to match on the server's thread (globTooCostly). */
+  /** Rules left out: past MAX_IGNORE_RULES, or too costly for picomatch to match on the server's thread (globTooCostly). */
   skipped = 0;
 
   constructor(text: string) {
     for (const raw of text.split('\n')) {
+      if (this.rules.length >= MAX_IGNORE_RULES) {
+        const t = raw.trim();
+        if (t && !t.startsWith('#')) this.skipped++;
+        continue;
+      }
       const rule = parseLine(raw);
       if (rule === 'costly') this.skipped++;
       else if (rule) this.rules.push(rule);
