@@ -89,7 +89,7 @@ test('confirmContent, file names only: a file is returned only if it holds the p
     { pattern: 'KMEM_CACHE_ZALLOC', fixed_strings: true, ignore_case: true },
   ]) {
     const pat = toJsPattern({ ignore_case: false, multiline: false, ...q });
-    const c = await confirmContent(hits, f.ws, 10, { mode: 'files_with_matches', pat, multiline: false, allowHardlinks: false, q, signal: new AbortController().signal, deadline: Date.now() + 60_000 });
+    const c = await confirmContent(hits, f.ws, 10, { mode: 'files_with_matches', pat, multiline: false, allowHardlinks: false, signal: new AbortController().signal, deadline: Date.now() + 60_000 });
     assert.deepEqual(c.hits.map((h) => h.rel), ['a/has.txt'], JSON.stringify(q));
     assert.equal(c.changed, 3);
   }

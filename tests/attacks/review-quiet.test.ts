@@ -96,9 +96,9 @@ test('confirmContent never takes a hard link\'s content as the workspace\'s (a f
   for (const mode of ['files_with_matches', 'count', 'content'] as const) {
     const pat = toJsPattern(q);
     const hits = ['a/f', 'a/plain'].map((rel) => ({ rel, count: 1, records: [{ line: 1, end: 1, text: 'KEY=hunter2', before: [], after: [] }] })) as never[];
-    const c = await confirmContent(hits, ws, 10, { mode, pat: mode === 'content' ? null : pat, multiline: false, allowHardlinks: false, q, signal: new AbortController().signal, deadline: Date.now() + 60_000 });
+    const c = await confirmContent(hits, ws, 10, { mode, pat: mode === 'content' ? null : pat, multiline: false, allowHardlinks: false, signal: new AbortController().signal, deadline: Date.now() + 60_000 });
     assert.deepEqual(c.hits.map((h: { rel: string }) => h.rel), ['a/plain'], `${mode}: the hard link's content confirmed an answer (an oracle on the outside file)`);
-    const allowed = await confirmContent(hits, ws, 10, { mode, pat: mode === 'content' ? null : pat, multiline: false, allowHardlinks: true, q, signal: new AbortController().signal, deadline: Date.now() + 60_000 });
+    const allowed = await confirmContent(hits, ws, 10, { mode, pat: mode === 'content' ? null : pat, multiline: false, allowHardlinks: true, signal: new AbortController().signal, deadline: Date.now() + 60_000 });
     assert.equal(allowed.hits.length, 2, `${mode}: control: with paths.allow_hardlinks on, both pass`);
   }
 });

@@ -7,7 +7,7 @@ import { searchText, decodeForSearch, type TextHits } from './search-text.js';
 import { EXPIRED, needsWorker, RegexMatcher } from './regex-matcher.js';
 import type { DenyFilter, Selection } from './select.js';
 import { COLLECT_CAP, type EngineResult, type FileHit, type Query } from './types.js';
-import { listWithin, openPinnedDir, sameTextInBothEngines, UseRipgrep } from './small.js';
+import { listWithin, openPinnedDir, sameTextInBothEngines, slowInThread, UseRipgrep } from './small.js';
 import { descriptorIsSync } from './verify.js';
 import { readFdSync } from '../../workspace/safe-open.js';
 import { readIgnoreFileSync } from '../walk/ignore-stack.js';
@@ -21,6 +21,12 @@ const CONCURRENCY = 16;
 const WORKER_CONCURRENCY = 256;
 /** Bigger files are skipped (and counted) rather than read whole into memory. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes of the files in flight (being read, or waiting for the worker's answer) past which the
+ * walk waits, whatever their number: a runaway match holds the worker, and 256 files of up to
+ * 64 MB each read meanwhile would wait in memory (60 of 16 MB: +1.9 GB).
+ */
+const MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
 const KIND_NAMES = ['.rgignore', '.ignore', '.gitignore'] as const;
 /**
  * Files up to this size are opened, read and searched synchronously: the five thread-pool round
@@ -131,9 +137,14 @@ function itemsOf(hit: FileHit, q: Query): number {
 
 export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promise<EngineResult> {
   const { q, pat, select, deny } = o;
-  // A pattern JavaScript may backtrack on runs in a worker thread the search's end, cancel or time cap stops.
-  const matcher = needsWorker(q) ? new RegexMatcher(pat, q, o.signal, o.deadline) : null;
-  const concurrency = matcher ? WORKER_CONCURRENCY : CONCURRENCY;
+  // Like the ripgrep engine: everything up to the collection cap (exact totals), then only the first entries
+  // (a file's records too: searchText keeps no more).
+  const stopAt = Math.max(o.needed, o.collectCap ?? COLLECT_CAP[q.mode]);
+  // A pattern JavaScript may backtrack on runs in a worker thread the search's end, cancel or time cap
+  // stops; so does any other text too long for it to search here (slowInThread), the worker started then.
+  const inWorker = needsWorker(pat);
+  let matcher = inWorker ? new RegexMatcher(pat, { ...q, limit: stopAt }, o.signal, o.deadline) : null;
+  const concurrency = inWorker ? WORKER_CONCURRENCY : CONCURRENCY;
   const results: Array<FileHit | null | undefined> = [];
   const inflight = new Set<Promise<void>>();
   const notes: string[] = [];
@@ -146,9 +157,10 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   let failure: unknown;
   const skipped = { large: 0, hardlinked: 0, moved: 0 };
   let bytesRead = 0;
+  let bytesInFlight = 0;
+  /** The size searchSmallSync saw of the file it left in flight (an async read, or the worker). */
+  let sizeSeen = 0;
   let sliceStart = performance.now();
-  // Like the ripgrep engine: everything up to the collection cap (exact totals), then only the first entries.
-  const stopAt = Math.max(o.needed, o.collectCap ?? COLLECT_CAP[q.mode]);
 
   const advance = () => {
     while (ready < results.length && results[ready] !== undefined) {
@@ -167,7 +179,8 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     const text = decodeForSearch(buf);
     if (b) sameTextInBothEngines(buf, text, b.literal, rel);
     if (text === null) return null;
-    if (!matcher) return hitOf(rel, searchText(text, pat, q.multiline, q.mode, q.context), nlink, isAt);
+    if (!inWorker && !slowInThread(pat, text.length)) return hitOf(rel, searchText(text, pat, q.multiline, q.mode, q.context, stopAt), nlink, isAt);
+    matcher ??= new RegexMatcher(pat, { ...q, limit: stopAt }, o.signal, o.deadline);
     // Asked now: the file's descriptor is closed by the time the worker answers.
     const at = isAt();
     return matcher.search(text).then((found) => {
@@ -184,6 +197,17 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     return { rel, records: found.records, count: found.count };
   };
 
+  let rulesLeftOut = 0;
+  /** An ignore file's rules too costly to match here (IgnoreFile.skipped): ripgrep answers a small search; the built-in engine leaves them out. */
+  const weigh = (layer: IgnoreLayer | null): IgnoreLayer | null => {
+    for (const f of layer?.files ?? []) {
+      if (!f?.skipped) continue;
+      if (o.budget) throw new UseRipgrep('text', 'an ignore file has rules too many or too costly to match here');
+      rulesLeftOut += f.skipped;
+    }
+    return layer;
+  };
+
   const expectedAt = (rel: string) => `${root.abs === '/' ? '' : root.abs}/${rel}`;
 
   /** A small regular file, searched without the thread pool; undefined: not one (take the async path). */
@@ -197,6 +221,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) return null;
+      sizeSeen = st.size;
       // A hard link may be an outside file: its content must not pick the engine (the text checks), so rg answers.
       if (o.budget && st.nlink > 1 && !o.allowHardlinks) throw new UseRipgrep('text', `${rel} has several hard links`);
       // With a budget every file is read here (its folder's descriptor, in the path, is closed after the folder).
@@ -232,9 +257,9 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
     }
   };
 
-  /** Waits while CONCURRENCY async reads are in flight, and lets the event loop turn after SYNC_SLICE_MS of work. */
+  /** Waits while `concurrency` files or MAX_BYTES_IN_FLIGHT are in flight, and lets the event loop turn after SYNC_SLICE_MS of work. */
   const pause = async () => {
-    while (inflight.size >= concurrency) await Promise.race(inflight);
+    while (inflight.size >= concurrency || (inflight.size > 0 && bytesInFlight >= MAX_BYTES_IN_FLIGHT)) await Promise.race(inflight);
     if (performance.now() - sliceStart > SYNC_SLICE_MS) {
       await new Promise<void>((r) => setImmediate(r));
       sliceStart = performance.now();
@@ -245,15 +270,18 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   const schedule = (rel: string, path: string): void => {
     const seq = results.length;
     results.push(undefined);
+    sizeSeen = 0;
     const small = searchSmallSync(rel, path);
     if (small !== undefined && !(small instanceof Promise)) {
       results[seq] = small;
       advance();
       return;
     }
+    const bytes = sizeSeen;
+    bytesInFlight += bytes;
     const p: Promise<void> = (small ?? searchFile(rel, path))
       .then((hit) => { results[seq] = hit; }, (e: unknown) => { results[seq] = null; failure ??= e; })
-      .finally(() => { inflight.delete(p); advance(); });
+      .finally(() => { bytesInFlight -= bytes; inflight.delete(p); advance(); });
     inflight.add(p);
   };
 
@@ -291,7 +319,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   const walkEntries = async (rel: string, path: string, layers: IgnoreLayer[], entries: Dirent[]): Promise<void> => {
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const names = new Set(entries.map((e) => e.name));
-    const layer = readLayer(path, names, rel === '' ? 0 : rel.length + 1, '');
+    const layer = weigh(readLayer(path, names, rel === '' ? 0 : rel.length + 1, ''));
     const ls = layer ? [...layers, layer] : layers;
     for (const e of entries) {
       if (stop()) return;
@@ -305,14 +333,16 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
       } else if (e.isFile()) {
         // Symbolic links, FIFOs, sockets and devices are never opened.
         if (!select.fileSelectedHere(childRel, e.name) || isIgnored(ls, childRel, false)) continue;
-        if (inflight.size >= concurrency || performance.now() - sliceStart > SYNC_SLICE_MS) await pause();
+        if (inflight.size >= concurrency || bytesInFlight >= MAX_BYTES_IN_FLIGHT || performance.now() - sliceStart > SYNC_SLICE_MS) await pause();
         schedule(childRel, `${path}/${e.name}`);
       }
     }
   };
 
   try {
-    await walk('', root.path, parentLayers(root));
+    const above = parentLayers(root);
+    above.forEach(weigh);
+    await walk('', root.path, above);
   } finally {
     await Promise.allSettled([...inflight]);
     matcher?.close();
@@ -321,6 +351,7 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   if (o.signal.aborted) throw new ToolError('Cancelled', 'The search was cancelled.');
   advance();
   if (skipped.large) notes.push(`${skipped.large} file(s) over ${MAX_FILE_BYTES / 1024 / 1024} MB were not searched by the built-in engine.`);
+  if (rulesLeftOut) notes.push(`${rulesLeftOut} ignore-file rule(s) too many or with too many wildcards to match here were left out (ripgrep applies them).`);
   if (skipped.hardlinked) notes.push(`${skipped.hardlinked} matching file(s) with several hard links were left out (paths.allow_hardlinks is off).`);
   // skipped.moved gets no note: a file read through a folder swapped for a link to outside matched, which a count would tell.
   // Only what was finished in walk order counts, so an early stop still gives the first files in path order.
@@ -329,21 +360,29 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
 }
 
 /** Searches one already opened and verified file (openFileForRead); `strict`: as BuiltinOptions.budget, for the text checks. */
-export async function builtinSearchFile(fh: FileHandle, o: Pick<BuiltinOptions, 'q' | 'pat' | 'signal' | 'deadline'> & { strict?: { literal: boolean } }): Promise<EngineResult> {
-  const buf = await fh.readFile();
+export async function builtinSearchFile(fh: FileHandle, o: Pick<BuiltinOptions, 'q' | 'pat' | 'signal' | 'deadline'> & Partial<Pick<BuiltinOptions, 'needed' | 'collectCap'>> & { strict?: { literal: boolean } }): Promise<EngineResult> {
+  // As in a folder: a file over MAX_FILE_BYTES is not read whole into memory (a 2 GB sparse file was).
+  const { size } = await fh.stat();
+  if (size > MAX_FILE_BYTES) {
+    return { hits: [], capped: null, searched: 0, complete: true, sortedPrefix: true, notes: [`The file is over ${MAX_FILE_BYTES / 1024 / 1024} MB; the built-in engine does not search it.`] };
+  }
+  // At most the size seen: a file growing meanwhile is not read past it.
+  const buf = await readAll(fh, size);
   const text = decodeForSearch(buf);
   if (o.strict) sameTextInBothEngines(buf, text, o.strict.literal, '');
+  const q = { ...o.q, limit: Math.max(o.needed ?? 0, o.collectCap ?? COLLECT_CAP[o.q.mode]) };
   let found: TextHits | null | typeof EXPIRED = null;
-  if (text !== null && !needsWorker(o.q)) found = searchText(text, o.pat, o.q.multiline, o.q.mode, o.q.context);
+  if (text !== null && !needsWorker(o.pat) && !slowInThread(o.pat, text.length)) found = searchText(text, o.pat, q.multiline, q.mode, q.context, q.limit);
   else if (text !== null) {
-    const matcher = new RegexMatcher(o.pat, o.q, o.signal, o.deadline);
+    const matcher = new RegexMatcher(o.pat, q, o.signal, o.deadline);
     try { found = await matcher.search(text); } finally { matcher.close(); }
   }
   const expired = found === EXPIRED;
   if (found === EXPIRED) found = null;
   return {
     hits: found ? [{ rel: '', records: found.records, count: found.count }] : [],
-    capped: expired ? 'time' : null, searched: 1, complete: !expired, sortedPrefix: true,
+    // At the limit, as in a folder: the records are the first ones, the totals "at least".
+    capped: expired ? 'time' : null, searched: 1, complete: !expired && !(found && q.mode === 'content' && found.records.length >= q.limit), sortedPrefix: true,
     notes: text === null ? ['The file is binary (it has a NUL byte near the start); it was not searched.'] : [],
   };
 }

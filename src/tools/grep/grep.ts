@@ -13,6 +13,7 @@ import { toJsPattern, type JsPattern } from './regex.js';
 import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgListFiles, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
+import { globTooCostly, MAX_GLOBSTARS, MAX_SEGMENT_WILDCARDS } from './glob-cost.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
 import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines } from './small.js';
 import { searchSmallDir, searchSmallFile } from './small-search.js';
@@ -85,6 +86,11 @@ function buildQuery(args: Args): Query {
     tg = g;
   }
   const globs = args.glob === undefined ? [] : Array.isArray(args.glob) ? args.glob : [args.glob];
+  for (const g of globs) {
+    if (globTooCostly(g.startsWith('!') ? g.slice(1) : g)) {
+      throw new ToolError('InvalidArguments', `The glob ${JSON.stringify(g)} has too many wildcards to match safely: at most ${MAX_SEGMENT_WILDCARDS} ("*", "{…}", "@(…)") in one path segment and ${MAX_GLOBSTARS} "**" segments; split it into simpler globs, or narrow with path or type.`);
+    }
+  }
   return {
     pattern: args.pattern, fixed_strings: args.fixed_strings, ignore_case: args.ignore_case, multiline: args.multiline,
     context: args.output_mode === 'content' ? args.context : 0, mode: args.output_mode, hidden: args.hidden, globs, typeGlobs: tg,
@@ -259,7 +265,7 @@ export const grepTool = defineTool({
       if (rp.kind === 'dir') {
         let pat: JsPattern | null = null;
         if (q.mode !== 'content') try { pat = toJsPattern(q); } catch { /* rg-only syntax */ }
-        const check = { mode: q.mode, pat, multiline: q.multiline, allowHardlinks: ws.rules.allowHardlinks, q, signal: ctx.signal, deadline };
+        const check = { mode: q.mode, pat, multiline: q.multiline, allowHardlinks: ws.rules.allowHardlinks, signal: ctx.signal, deadline };
         // Where a hit's folder provably did not change while rg ran (quietFolders), rg read the
         // real file there: its lines and counts stand. Elsewhere (a folder swapped for a link and
         // back could have fed rg an outside file of the same name) the file is read and searched

@@ -1,9 +1,10 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '../../core/errors.js';
 import type { JsPattern } from './regex.js';
 import { searchText, type TextHits } from './search-text.js';
 import { linearInJs } from './small.js';
-import type { OutputMode, Query } from './types.js';
+import type { OutputMode } from './types.js';
 
 /** The file the worker runs: beside cli.js in dist/, or beside this module in src/ (tests, run through tsx). */
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
@@ -12,13 +13,36 @@ const WORKER_URL = new URL(FROM_SOURCE ? './regex-worker.ts' : './regex-worker.j
 /** Characters of text posted to the worker in one message at most (more waits for the next). */
 const BATCH_CHARS = 1 << 20;
 
+/**
+ * Workers running at once, all calls and sessions together; a search past it waits for one to
+ * end (its time cap and cancel still apply). Each is a thread with its own heap (up to 256 MB)
+ * and a core while a match runs away: 60 concurrent runaway searches took +844 MB and every core.
+ */
+export const MAX_WORKERS = Math.max(4, availableParallelism());
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Workers running now (tests). */
+export function runningWorkers(): number {
+  return running;
+}
+
+function releaseSlot(): void {
+  const next = waiting.shift();
+  if (next) next(); // the slot passes on
+  else running--;
+}
+
 /** What a search returned once its time cap ended the worker: treat as the walk's own time cap. */
 export const EXPIRED = Symbol('expired');
 export type Found = TextHits | null | typeof EXPIRED;
 
-/** Whether a query's pattern needs the worker: a regex that JavaScript may backtrack on (linearInJs). */
-export function needsWorker(q: Pick<Query, 'pattern' | 'fixed_strings'>): boolean {
-  return !q.fixed_strings && !linearInJs(q.pattern);
+/**
+ * Whether a pattern needs the worker: a regex that JavaScript may backtrack on (linearInJs),
+ * judged on the JavaScript source that runs, not on the rg pattern it was translated from.
+ */
+export function needsWorker(pat: JsPattern): boolean {
+  return !linearInJs(pat.re.source, true);
 }
 
 /**
@@ -30,6 +54,8 @@ export function needsWorker(q: Pick<Query, 'pattern' | 'fixed_strings'>): boolea
  */
 export class RegexMatcher {
   private worker: Worker | null = null;
+  /** Its share of MAX_WORKERS: none yet, waited for (the texts queue meanwhile), held until end(). */
+  private slot: 'none' | 'waiting' | 'held' = 'none';
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (f: Found) => void; reject: (e: unknown) => void }>();
   private ended: { error: unknown } | { expired: true } | null = null;
@@ -38,7 +64,8 @@ export class RegexMatcher {
 
   constructor(
     private readonly pat: JsPattern,
-    private readonly q: { multiline: boolean; mode: OutputMode; context: number },
+    /** limit: content records kept a file (searchText). */
+    private readonly q: { multiline: boolean; mode: OutputMode; context: number; limit?: number },
     private readonly signal: AbortSignal,
     deadline: number,
   ) {
@@ -46,6 +73,8 @@ export class RegexMatcher {
     signal.addEventListener('abort', this.onAbort, { once: true });
     this.timer = setTimeout(() => this.end({ expired: true }), Math.max(0, deadline - Date.now()));
     this.timer.unref();
+    // Made after the call was cancelled (the built-in walk starts one at its first long text): ended at once.
+    if (signal.aborted) this.onAbort();
   }
 
   /** Texts waiting to be posted: one message a batch (a message each cost ~50 µs a file). */
@@ -66,10 +95,32 @@ export class RegexMatcher {
 
   private readonly post = () => {
     if (this.queue.length === 0 || this.ended) return;
-    const w = this.worker ??= this.start();
+    if (this.slot === 'waiting') return;
+    if (this.slot === 'none') {
+      if (running >= MAX_WORKERS) {
+        this.slot = 'waiting';
+        waiting.push(this.granted);
+        return;
+      }
+      running++;
+      this.slot = 'held';
+    }
+    let w: Worker;
+    try {
+      w = this.worker ??= this.start();
+    } catch (e) {
+      // Here from a microtask too, where a throw would end the process.
+      this.end({ error: new ToolError('Internal', `the built-in regex engine did not start: ${(e as Error).message}`) });
+      return;
+    }
     w.postMessage(this.queue);
     this.queue = [];
     this.queuedChars = 0;
+  };
+
+  private readonly granted = () => {
+    this.slot = 'held';
+    this.post();
   };
 
   private start(): Worker {
@@ -102,6 +153,9 @@ export class RegexMatcher {
     this.signal.removeEventListener('abort', this.onAbort);
     void this.worker?.terminate();
     this.worker = null;
+    if (this.slot === 'held') releaseSlot();
+    else if (this.slot === 'waiting') waiting.splice(waiting.indexOf(this.granted), 1);
+    this.slot = 'none';
     for (const p of this.pending.values()) {
       if ('expired' in how) p.resolve(EXPIRED);
       else p.reject(how.error);
@@ -116,6 +170,6 @@ export class RegexMatcher {
 }
 
 /** searchText, in a worker when the pattern may backtrack (matcher given), else right here. */
-export function searchWith(matcher: RegexMatcher | null, text: string, pat: JsPattern, q: { multiline: boolean; mode: OutputMode; context: number }): Found | Promise<Found> {
-  return matcher ? matcher.search(text) : searchText(text, pat, q.multiline, q.mode, q.context);
+export function searchWith(matcher: RegexMatcher | null, text: string, pat: JsPattern, q: { multiline: boolean; mode: OutputMode; context: number; limit?: number }): Found | Promise<Found> {
+  return matcher ? matcher.search(text) : searchText(text, pat, q.multiline, q.mode, q.context, q.limit);
 }

@@ -110,18 +110,56 @@ export interface TextHits {
   count: number;
 }
 
-function splitLines(text: string): string[] {
-  const lines = text.split('\n');
-  if (lines.length && lines[lines.length - 1] === '') lines.pop();
-  return lines;
+/**
+ * The text's lines as split('\n') gives them, less a last empty one (after a final newline), as
+ * offsets where each starts: 4 bytes a line, outside the JavaScript heap (an array of the lines
+ * themselves cost ~24 bytes each: 500 MB for a 64 MB file of short lines, past a worker's heap).
+ */
+class Lines {
+  readonly count: number;
+  private readonly starts: Uint32Array;
+  private readonly last: number;
+
+  constructor(private readonly text: string) {
+    let n = 0;
+    for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) n++;
+    this.last = text.endsWith('\n') ? text.length - 1 : text.length;
+    this.count = text.length === 0 ? 0 : text.endsWith('\n') ? n : n + 1;
+    this.starts = new Uint32Array(this.count);
+    let k = 0;
+    for (let p = 0; k < this.count; p = text.indexOf('\n', p) + 1) this.starts[k++] = p;
+  }
+
+  /** Line `i` (0-based). */
+  at(i: number): string {
+    return this.text.slice(this.starts[i]!, i + 1 < this.count ? this.starts[i + 1]! - 1 : this.last);
+  }
+
+  /** The 1-based number of the line holding offset `off`. */
+  lineOf(off: number): number {
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= off) lo = mid; else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+
+  startOf(line: number): number {
+    return this.starts[line - 1] ?? 0;
+  }
 }
 
 /**
  * Searches one decoded file as ripgrep does: line by line (a match never crosses a newline)
  * unless multiline, where matches sharing a line are merged into one record. `mode` files
- * stops at the first match.
+ * stops at the first match. Only content mode keeps records (at most `limit`: the engine's
+ * collection cap, past which it says "at least"); names and counts only count, keeping no line
+ * and no record — a 64 MB file of short matching lines made 32 million of each, and the
+ * server ran out of memory.
  */
-export function searchText(text: string, pat: JsPattern, multiline: boolean, mode: OutputMode, context: number): TextHits | null {
+export function searchText(text: string, pat: JsPattern, multiline: boolean, mode: OutputMode, context: number, limit = Number.POSITIVE_INFINITY): TextHits | null {
   const re = pat.re;
   if (pat.literal !== null) {
     if (text.indexOf(pat.literal) < 0) return null;
@@ -129,31 +167,39 @@ export function searchText(text: string, pat: JsPattern, multiline: boolean, mod
     re.lastIndex = 0;
     if (!re.test(text)) return null;
   }
-  const lines = splitLines(text);
   const records: MatchRecord[] = [];
   const wantText = mode === 'content';
-  if (!multiline) {
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (pat.literal !== null ? !line.includes(pat.literal) : (re.lastIndex = 0, !re.test(line))) continue;
-      records.push({ line: i + 1, end: i + 1, text: wantText ? cutLine(line, line.length > MAX_LINE_CHARS ? matchColumn(line, pat) : 0) : '', before: [], after: [] });
-      if (mode === 'files_with_matches') break;
-    }
-  } else {
-    // Line starts, to turn offsets into line numbers.
-    const starts = [0];
-    for (let p = text.indexOf('\n'); p >= 0 && p + 1 < text.length; p = text.indexOf('\n', p + 1)) starts.push(p + 1);
-    const lineOf = (off: number): number => {
-      let lo = 0;
-      let hi = starts.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (starts[mid]! <= off) lo = mid; else hi = mid - 1;
+  let count = 0;
+  const lineMatches = (line: string) => (pat.literal !== null ? line.includes(pat.literal) : (re.lastIndex = 0, re.test(line)));
+  if (!multiline && !wantText) {
+    // The lines Lines gives, one at a time.
+    for (let s = 0; s < text.length;) {
+      let e = text.indexOf('\n', s);
+      if (e < 0) e = text.length;
+      if (lineMatches(text.slice(s, e))) {
+        count++;
+        if (mode === 'files_with_matches') break;
       }
-      return lo + 1;
-    };
+      s = e + 1;
+    }
+    return count ? { records: [], count } : null;
+  }
+  const lines = new Lines(text);
+  if (!multiline) {
+    for (let i = 0; i < lines.count; i++) {
+      const line = lines.at(i);
+      if (!lineMatches(line)) continue;
+      if (records.length >= limit) break;
+      records.push({ line: i + 1, end: i + 1, text: cutLine(line, line.length > MAX_LINE_CHARS ? matchColumn(line, pat) : 0), before: [], after: [] });
+    }
+    count = records.length;
+  } else {
+    // An empty text has one (empty) line here, where a match can be.
+    const lineOf = (off: number): number => (lines.count ? lines.lineOf(off) : 1);
     re.lastIndex = 0;
     const firstAt = new Map<MatchRecord, number>();
+    /** Last line of the latest record. */
+    let lastEnd = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const s = m.index;
       const e = s + m[0].length;
@@ -161,19 +207,32 @@ export function searchText(text: string, pat: JsPattern, multiline: boolean, mod
       if (s >= text.length && (text.length === 0 || text.endsWith('\n'))) break;
       const first = lineOf(s);
       const last = e > s ? lineOf(e - 1) : first;
-      const prev = records[records.length - 1];
-      if (prev && first <= prev.end) prev.end = Math.max(prev.end, last);
-      else {
-        const rec: MatchRecord = { line: first, end: last, text: '', before: [], after: [] };
-        records.push(rec);
-        firstAt.set(rec, s - starts[first - 1]!);
+      if (count > 0 && first <= lastEnd) {
+        lastEnd = Math.max(lastEnd, last);
+        if (wantText) records[records.length - 1]!.end = lastEnd;
+      } else {
+        // A record more than the limit is not started (the one before it is whole: no later match extends it).
+        if (wantText && count >= limit) break;
+        count++;
+        lastEnd = last;
+        if (wantText) {
+          const rec: MatchRecord = { line: first, end: last, text: '', before: [], after: [] };
+          records.push(rec);
+          firstAt.set(rec, s - lines.startOf(first));
+        }
         if (mode === 'files_with_matches') break;
       }
       if (re.lastIndex > text.length) break;
     }
-    if (wantText) for (const r of records) r.text = lines.slice(r.line - 1, r.end).map((l, k) => cutLine(l, k === 0 ? firstAt.get(r) ?? 0 : 0)).join('\n');
+    if (wantText) {
+      for (const r of records) {
+        const shown: string[] = [];
+        for (let l = r.line; l <= r.end && l <= lines.count; l++) shown.push(cutLine(lines.at(l - 1), l === r.line ? firstAt.get(r) ?? 0 : 0));
+        r.text = shown.join('\n');
+      }
+    }
   }
-  if (records.length === 0) return null;
-  if (wantText) attachContext(records, context, (l) => (l >= 1 && l <= lines.length ? cutLine(lines[l - 1]!) : undefined));
-  return { records: wantText ? records : [], count: records.length };
+  if (count === 0) return null;
+  if (wantText) attachContext(records, context, (l) => (l >= 1 && l <= lines.count ? cutLine(lines.at(l - 1)) : undefined));
+  return { records: wantText ? records : [], count };
 }

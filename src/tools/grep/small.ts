@@ -54,12 +54,15 @@ export function sameInBothEngines(q: Query): SmallSearch | null {
   // rg pre-selects files by a glob in its own syntax, then both engines filter with picomatch: where
   // the two read a glob differently (extglob groups, a brace group without a comma, {1..3}) they disagree.
   if (q.globs.some((g) => /[()]/.test(g) || /\{[^,}]*\}/.test(g))) return null;
-  if (!q.fixed_strings && !linearInJs(q.pattern)) return null;
+  let pat: JsPattern;
   try {
-    return { pat: toJsPattern(q), literal: q.fixed_strings || /^[^\\^$.*+?()[\]{}|]+$/.test(q.pattern) };
+    pat = toJsPattern(q);
   } catch {
     return null;
   }
+  // Judged on the JavaScript source that runs, not on the rg pattern (see needsWorker).
+  if (!linearInJs(pat.re.source, true) || slowInThread(pat, SMALL_GREP_BYTES)) return null;
+  return { pat, literal: q.fixed_strings || /^[^\\^$.*+?()[\]{}|]+$/.test(q.pattern) };
 }
 
 /**
@@ -68,23 +71,45 @@ export function sameInBothEngines(q: Query): SmallSearch | null {
  * most the pattern's length. Anything else goes to ripgrep (a linear-time engine): one synchronous
  * search of `a.*b` over a 100 KB line took 3.5 s here, `.*.*y` over 10 KB two minutes, `(a+)+b`
  * doubles with every character — all of it on the server's one JavaScript thread, where no
- * time cap or cancellation can stop it.
+ * time cap or cancellation can stop it. `jsSource`: `p` is a translated JavaScript source
+ * (toJsPattern), the one to judge: the two syntaxes read some text differently (in Rust's, ")"
+ * in "[[:alpha:])]" is inside the class; a scan that ends the class at the first "]" saw it
+ * close a group, and "(a|a)(a|a)…" after it as no group at all).
  */
-export function linearInJs(p: string): boolean {
+export function linearInJs(p: string, jsSource = false): boolean {
   let depth = 0;
   let inClass = false;
   for (let i = 0; i < p.length; i++) {
     const c = p[i]!;
-    if (c === '\\') { i++; continue; }
+    if (c === '\\') {
+      // JavaScript's \u{…} and \p{…}: one character or class, its braces no repetition.
+      if (jsSource && /[upP]/.test(p[i + 1] ?? '') && p[i + 2] === '{') { const end = p.indexOf('}', i); if (end > 0) i = end; else i++; continue; }
+      i++;
+      continue;
+    }
     if (inClass) { if (c === ']') inClass = false; continue; }
-    // A "]" first in a class (after any "^") is a character.
-    if (c === '[') { inClass = true; if (p[i + 1] === '^') i++; if (p[i + 1] === ']') i++; continue; }
+    // A "]" first in a class (after any "^") is a character in Rust's syntax; JavaScript's "[]" is an empty class.
+    if (c === '[') { inClass = true; if (p[i + 1] === '^') i++; if (!jsSource && p[i + 1] === ']') i++; continue; }
     if (c === '(') { depth++; if (p[i + 1] === '?') i++; continue; }
     if (c === ')') { depth--; continue; }
     if (c === '*' || c === '+' || c === '?' || (c === '{' && /^\{\d/.test(p.slice(i)))) return false;
     if (c === '|' && depth > 0) return false;
   }
   return true;
+}
+
+/**
+ * Text characters × pattern source characters past which a search may not run on the server's
+ * thread even when the pattern is linear (linearInJs): each start position still costs up to the
+ * pattern's length (10,000 characters allowed), so 8,000 "." over a 1 MB line held it 6.5 s, a
+ * 5,000-character fixed string with ignore_case (a regex, not indexOf) 3 s, 400 "." over a 16 MB
+ * file (the built-in engine reads up to 64 MB) 2.6 s. At this bound ~50 ms a pass at worst.
+ */
+export const THREAD_STEPS = 1 << 26;
+
+/** Whether searching `chars` characters with `pat` here may take long: the worker runs it instead (literal text uses indexOf). */
+export function slowInThread(pat: JsPattern, chars: number): boolean {
+  return pat.literal === null && chars * pat.re.source.length > THREAD_STEPS;
 }
 
 const ABOVE_ROOT_NAMES = ['.gitignore', '.ignore', '.rgignore', '.git'];

@@ -5,7 +5,8 @@ import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
 import { EXPIRED, needsWorker, RegexMatcher, type Found } from './regex-matcher.js';
 import { decodeForSearch, searchText, showsLine } from './search-text.js';
-import type { FileHit, OutputMode, Query } from './types.js';
+import { slowInThread } from './small.js';
+import type { FileHit, OutputMode } from './types.js';
 
 /**
  * Checks files ripgrep reported before anything about them is returned: still a regular file
@@ -71,8 +72,8 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
 
 export interface ConfirmCheck {
   mode: OutputMode; pat: JsPattern | null; multiline: boolean; allowHardlinks: boolean;
-  /** For a pattern that goes to the worker: the query, the call's signal and the search's time cap. */
-  q: Pick<Query, 'pattern' | 'fixed_strings'>; signal: AbortSignal; deadline: number;
+  /** For a pattern that goes to the worker: the call's signal and the search's time cap. */
+  signal: AbortSignal; deadline: number;
 }
 
 /**
@@ -84,8 +85,9 @@ export interface ConfirmCheck {
  */
 export async function confirmContent(sorted: FileHit[], rootAbs: string, need: number, check: ConfirmCheck): Promise<{ hits: FileHit[]; changed: number; expired: boolean }> {
   const base = rootAbs === '/' ? '' : rootAbs;
-  // A pattern JavaScript may backtrack on is run in a worker thread (regex-matcher.ts), never here.
-  const worker = check.pat && check.mode !== 'content' && needsWorker(check.q) ? check.pat : null;
+  // A pattern JavaScript may backtrack on is run in a worker thread (regex-matcher.ts), never here;
+  // so is a text too long to search here with the pattern (slowInThread).
+  const inWorker = !!check.pat && check.mode !== 'content' && needsWorker(check.pat);
   let matcher = null as RegexMatcher | null;
   let expired = false;
   // Synchronous calls: five syscalls a file cost microseconds, the thread pool tens of them.
@@ -114,8 +116,8 @@ export async function confirmContent(sorted: FileHit[], rootAbs: string, need: n
         if (found === EXPIRED) expired = true;
         return found === EXPIRED ? false : check.mode === 'files_with_matches' ? !!found : found?.count === h.count;
       };
-      if (!worker) return judge(searchText(text, check.pat, check.multiline, check.mode, 0));
-      matcher ??= new RegexMatcher(worker, { multiline: check.multiline, mode: check.mode, context: 0 }, check.signal, check.deadline);
+      if (!inWorker && !slowInThread(check.pat, text.length)) return judge(searchText(text, check.pat, check.multiline, check.mode, 0));
+      matcher ??= new RegexMatcher(check.pat, { multiline: check.multiline, mode: check.mode, context: 0 }, check.signal, check.deadline);
       return matcher.search(text).then(judge);
     } catch {
       return false;

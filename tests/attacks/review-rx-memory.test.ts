@@ -1,0 +1,97 @@
+// Review of grep's built-in engine and its regex worker: memory. A file in the workspace (up to
+// 64 MB in a folder; a named file had no limit) must not take the server's memory, nor may the
+// files waiting for the worker. Heavy cases run in a child process with a small heap, so that a
+// regression fails the test instead of the test runner.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { closeSync, linkSync, openSync, ftruncateSync, writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { Harness, REPO_ROOT, tempDir, writeIn } from '../../src/testing/helpers.js';
+import { grep } from '../../src/tools/grep/grep-fixture.js';
+
+/** Runs grep calls (TOOLGATE_RG=off) over `dir` in a child process with a `heapMb` heap; its output: one JSON line a call. */
+function grepInChild(dir: string, calls: Array<Record<string, unknown>>, heapMb: number) {
+  const script = `
+    const { Harness } = await import(${JSON.stringify(`${REPO_ROOT}/src/testing/helpers.ts`)});
+    const h = new Harness([${JSON.stringify(dir)}]);
+    for (const args of ${JSON.stringify(calls)}) {
+      const r = await h.call('grep', args);
+      console.log(JSON.stringify({ ok: r.ok, text: r.text.slice(0, 300), counts: r.data?.counts, files: r.data?.files, total: r.data?.total_matches, exact: r.data?.totals_exact, n: r.data?.matches?.length }));
+    }
+    h.close();
+  `;
+  const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, TOOLGATE_RG: 'off', TOOLGATE_GREP_TIME_CAP_MS: '60000' },
+  });
+  assert.equal(r.status, 0, `the child ended with ${r.status ?? r.signal}: ${r.stderr.split('\n').filter((l) => /FATAL|heap|Error/.test(l)).slice(0, 3).join(' | ')}`);
+  return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { ok: boolean; text: string; counts?: Array<{ file: string; count: number }>; files?: string[]; total?: number; exact?: boolean; n?: number });
+}
+
+test('without ripgrep, counting a 32 MB file of short matching lines: no record or line object each (11 million of them ran a 256 MB heap out: the server process died; 64 MB ran out the default heap)', { timeout: 180_000 }, (t) => {
+  const d = tempDir('tg-rxm-lines-');
+  t.after(d.cleanup);
+  writeFileSync(`${d.dir}/lines.txt`, 'ab\n'.repeat(11 << 20));
+  writeIn(d.dir, 'one.txt', 'ab\n');
+  const out = grepInChild(d.dir, [
+    { pattern: 'ab', output_mode: 'count' },
+    { pattern: 'a.', output_mode: 'count' },
+    { pattern: 'a+b', output_mode: 'count' }, // the worker: its heap is 256 MB
+    { pattern: 'ab$', output_mode: 'files_with_matches' },
+    { pattern: 'b\\na', multiline: true, output_mode: 'count' },
+    { pattern: 'ab', output_mode: 'content', head_limit: 2, offset: 5, context: 1 },
+    { pattern: 'b\\nab', multiline: true, output_mode: 'content', head_limit: 1, path: 'lines.txt' },
+  ], 256);
+  const lines = 11 << 20;
+  for (const r of out.slice(0, 3)) assert.deepEqual(r.counts, [{ file: 'lines.txt', count: lines }, { file: 'one.txt', count: 1 }], r.text);
+  assert.deepEqual(out[3]!.files, ['lines.txt', 'one.txt'], out[3]!.text);
+  // Multiline: each match joins a line to the next, and the next match starts on that line: one record.
+  assert.deepEqual(out[4]!.counts, [{ file: 'lines.txt', count: 1 }], out[4]!.text);
+  assert.equal(out[5]!.n, 2, out[5]!.text);
+  assert.equal(out[5]!.exact, false, 'past the collection cap in one file: "at least", as ripgrep says');
+  assert.equal(out[6]!.n, 1, out[6]!.text);
+});
+
+test('without ripgrep, a named file is not read whole past 64 MB (a 1 GB sparse file was: 1 GB of memory a call, up to 2 GB)', { timeout: 60_000 }, async (t) => {
+  const d = tempDir('tg-rxm-named-');
+  t.after(d.cleanup);
+  const fd = openSync(`${d.dir}/sparse.txt`, 'w');
+  ftruncateSync(fd, 1 << 30);
+  closeSync(fd);
+  writeIn(d.dir, 'small.txt', 'needle\n');
+  const h = new Harness([d.dir]);
+  t.after(() => h.close());
+  let peak = 0;
+  const base = process.memoryUsage().rss;
+  const iv = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss - base); }, 5);
+  try {
+    const r = await grep(h, 'builtin', { pattern: 'needle', path: 'sparse.txt' });
+    assert.ok(r.ok, r.text);
+    assert.match(r.text, /over 64 MB/);
+  } finally {
+    clearInterval(iv);
+  }
+  assert.ok(peak < 256 << 20, `memory grew ${(peak / 2 ** 20).toFixed(0)} MB`);
+  const control = await grep(h, 'builtin', { pattern: 'needle', path: 'small.txt' });
+  assert.equal(control.data.total_files, 1);
+});
+
+test('without ripgrep, a runaway match holds the worker: the files read meanwhile and waiting for it stay bounded in bytes (256 files of up to 64 MB each could wait: 16 GB)', { timeout: 120_000 }, async (t) => {
+  const d = tempDir('tg-rxm-inflight-');
+  t.after(d.cleanup);
+  writeIn(d.dir, 'a/exp.txt', `${'a'.repeat(40)}!\n`);
+  writeFileSync(`${d.dir}/big.txt`, 'x\n'.repeat(8 << 20)); // 16 MB
+  for (let i = 0; i < 60; i++) linkSync(`${d.dir}/big.txt`, `${d.dir}/b${String(i).padStart(2, '0')}.txt`);
+  const h = new Harness([d.dir]);
+  t.after(() => h.close());
+  let peak = 0;
+  const base = process.memoryUsage().rss;
+  const iv = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss - base); }, 10);
+  try {
+    const r = await grep(h, 'builtin', { pattern: '(a+)+b' }, { TOOLGATE_GREP_TIME_CAP_MS: '4000' });
+    assert.equal(r.status, 'partial', r.text);
+    assert.match(r.text, /time cap/);
+  } finally {
+    clearInterval(iv);
+  }
+  assert.ok(peak < 400 << 20, `memory grew ${(peak / 2 ** 20).toFixed(0)} MB while the worker was held`);
+});
