@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, type Dirent } from 'node:fs';
-import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { open, readdir, type FileHandle } from 'node:fs/promises';
 import { ToolError } from '../../core/errors.js';
 import { IgnoreFile, isIgnored, KIND_COUNT, type IgnoreLayer } from './gitignore.js';
 import type { JsPattern } from './regex.js';
@@ -9,18 +9,16 @@ import type { DenyFilter, Selection } from './select.js';
 import { COLLECT_CAP, type EngineResult, type FileHit, type Query } from './types.js';
 import { listWithin, openPinnedDir, sameTextInBothEngines, slowInThread, UseRipgrep } from './small.js';
 import { descriptorIsSync } from './verify.js';
+import { descriptorIs, MAX_FILE_BYTES, readAll } from './search-file.js';
 import { readFdSync } from '../../workspace/safe-open.js';
 import { readIgnoreFileSync } from '../walk/ignore-stack.js';
 
 /** The built-in engine: an in-process walk and JavaScript regex, used when ripgrep is absent. */
 
-const HAS_PROC_FD = process.platform === 'linux';
 export const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 const CONCURRENCY = 16;
 /** Files in flight when the worker searches (regex-matcher.ts): its batches, not the thread pool, set the pace. */
 const WORKER_CONCURRENCY = 256;
-/** Bigger files are skipped (and counted) rather than read whole into memory. */
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /**
  * Bytes of the files in flight (being read, or waiting for the worker's answer) past which the
  * walk waits, whatever their number: a runaway match holds the worker, and 256 files of up to
@@ -106,29 +104,6 @@ function parentLayers(root: DirRoot): IgnoreLayer[] {
     if (layer) layers.push(layer);
   }
   return layers;
-}
-
-/** Reads a file whose size is known with one read for small files (FileHandle.readFile stats again). */
-export async function readAll(fh: FileHandle, size: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(size);
-  let n = 0;
-  while (n < size) {
-    const { bytesRead } = await fh.read(buf, n, size - n, n);
-    if (bytesRead === 0) break;
-    n += bytesRead;
-  }
-  return buf.subarray(0, n);
-}
-
-/** Confirms an open descriptor is the file at `expected` (no symlink or directory swapped in on the way). */
-export async function descriptorIs(fh: FileHandle, expected: string, ino: number): Promise<boolean> {
-  try {
-    if (HAS_PROC_FD) return (await readlink(`/proc/self/fd/${fh.fd}`)) === expected;
-    // No /proc (macOS): re-resolve the path and compare the inode with the descriptor's.
-    return (await realpath(expected)) === expected && (await stat(expected)).ino === ino;
-  } catch {
-    return false;
-  }
 }
 
 function itemsOf(hit: FileHit, q: Query): number {
@@ -357,32 +332,4 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
   // Only what was finished in walk order counts, so an early stop still gives the first files in path order.
   const hits = results.slice(0, ready).filter((h): h is FileHit => !!h);
   return { hits, capped, searched, visited, complete: !enough && !capped && ready === results.length, sortedPrefix: true, notes };
-}
-
-/** Searches one already opened and verified file (openFileForRead); `strict`: as BuiltinOptions.budget, for the text checks. */
-export async function builtinSearchFile(fh: FileHandle, o: Pick<BuiltinOptions, 'q' | 'pat' | 'signal' | 'deadline'> & Partial<Pick<BuiltinOptions, 'needed' | 'collectCap'>> & { strict?: { literal: boolean } }): Promise<EngineResult> {
-  // As in a folder: a file over MAX_FILE_BYTES is not read whole into memory (a 2 GB sparse file was).
-  const { size } = await fh.stat();
-  if (size > MAX_FILE_BYTES) {
-    return { hits: [], capped: null, searched: 0, complete: true, sortedPrefix: true, notes: [`The file is over ${MAX_FILE_BYTES / 1024 / 1024} MB; the built-in engine does not search it.`] };
-  }
-  // At most the size seen: a file growing meanwhile is not read past it.
-  const buf = await readAll(fh, size);
-  const text = decodeForSearch(buf);
-  if (o.strict) sameTextInBothEngines(buf, text, o.strict.literal, '');
-  const q = { ...o.q, limit: Math.max(o.needed ?? 0, o.collectCap ?? COLLECT_CAP[o.q.mode]) };
-  let found: TextHits | null | typeof EXPIRED = null;
-  if (text !== null && !needsWorker(o.pat) && !slowInThread(o.pat, text.length)) found = searchText(text, o.pat, q.multiline, q.mode, q.context, q.limit);
-  else if (text !== null) {
-    const matcher = new RegexMatcher(o.pat, q, o.signal, o.deadline);
-    try { found = await matcher.search(text); } finally { matcher.close(); }
-  }
-  const expired = found === EXPIRED;
-  if (found === EXPIRED) found = null;
-  return {
-    hits: found ? [{ rel: '', records: found.records, count: found.count }] : [],
-    // At the limit, as in a folder: the records are the first ones, the totals "at least".
-    capped: expired ? 'time' : null, searched: 1, complete: !expired && !(found && q.mode === 'content' && found.records.length >= q.limit), sortedPrefix: true,
-    notes: text === null ? ['The file is binary (it has a NUL byte near the start); it was not searched.'] : [],
-  };
 }

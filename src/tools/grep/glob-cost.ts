@@ -1,3 +1,5 @@
+import { ToolError } from '../../core/errors.js';
+
 /**
  * Globs picomatch would match for seconds: its regexes backtrack. Several `*` in one path segment
  * cost about (name length)^k — `*a*a*a*a*a*b` against a 100-character name held the server's
@@ -37,4 +39,13 @@ export function globTooCostly(glob: string): boolean {
     }
   }
   return Math.max(most, seg) > MAX_SEGMENT_WILDCARDS || globstars > MAX_GLOBSTARS;
+}
+
+/** grep's `glob` argument: a glob too costly to match is refused (InvalidArguments), with how to split it. */
+export function refuseCostlyGlobs(globs: readonly string[]): void {
+  for (const g of globs) {
+    if (globTooCostly(g.startsWith('!') ? g.slice(1) : g)) {
+      throw new ToolError('InvalidArguments', `The glob ${JSON.stringify(g)} has too many wildcards to match safely: at most ${MAX_SEGMENT_WILDCARDS} ("*", "{…}", "@(…)") in one path segment and ${MAX_GLOBSTARS} "**" segments; split it into simpler globs, or narrow with path or type.`);
+    }
+  }
 }

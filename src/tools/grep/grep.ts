@@ -8,12 +8,13 @@ import { lessUsed, TEXT_RESERVE } from '../../core/render.js';
 import type { ResolvedPath, ToolContext } from '../../core/types.js';
 import { openDir, openFileForRead } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
-import { builtinSearchDir, builtinSearchFile } from './fallback.js';
+import { builtinSearchDir } from './fallback.js';
+import { builtinSearchFile } from './search-file.js';
 import { toJsPattern, type JsPattern } from './regex.js';
 import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgListFiles, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
-import { globTooCostly, MAX_GLOBSTARS, MAX_SEGMENT_WILDCARDS } from './glob-cost.js';
+import { refuseCostlyGlobs } from './glob-cost.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
 import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines } from './small.js';
 import { searchSmallDir, searchSmallFile } from './small-search.js';
@@ -86,11 +87,7 @@ function buildQuery(args: Args): Query {
     tg = g;
   }
   const globs = args.glob === undefined ? [] : Array.isArray(args.glob) ? args.glob : [args.glob];
-  for (const g of globs) {
-    if (globTooCostly(g.startsWith('!') ? g.slice(1) : g)) {
-      throw new ToolError('InvalidArguments', `The glob ${JSON.stringify(g)} has too many wildcards to match safely: at most ${MAX_SEGMENT_WILDCARDS} ("*", "{…}", "@(…)") in one path segment and ${MAX_GLOBSTARS} "**" segments; split it into simpler globs, or narrow with path or type.`);
-    }
-  }
+  refuseCostlyGlobs(globs);
   return {
     pattern: args.pattern, fixed_strings: args.fixed_strings, ignore_case: args.ignore_case, multiline: args.multiline,
     context: args.output_mode === 'content' ? args.context : 0, mode: args.output_mode, hidden: args.hidden, globs, typeGlobs: tg,
@@ -102,10 +99,7 @@ function rootFreeGlobs(patterns: string[]): string[] {
   return patterns.filter((p) => !p.startsWith('!') && (p.startsWith('**/') || !p.includes('/')));
 }
 
-function envNumber(name: string): number | undefined {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : undefined;
-}
+const envNumber = (name: string): number | undefined => (Number.isFinite(Number(process.env[name])) && Number(process.env[name]) > 0 ? Number(process.env[name]) : undefined);
 
 interface Ran {
   result: EngineResult;
@@ -266,10 +260,8 @@ export const grepTool = defineTool({
         let pat: JsPattern | null = null;
         if (q.mode !== 'content') try { pat = toJsPattern(q); } catch { /* rg-only syntax */ }
         const check = { mode: q.mode, pat, multiline: q.multiline, allowHardlinks: ws.rules.allowHardlinks, signal: ctx.signal, deadline };
-        // Where a hit's folder provably did not change while rg ran (quietFolders), rg read the
-        // real file there: its lines and counts stand. Elsewhere (a folder swapped for a link and
-        // back could have fed rg an outside file of the same name) the file is read and searched
-        // again, shown or only counted alike, or the page or the totals would tell.
+        // In a folder that provably did not change while rg ran (quietFolders) rg read the real file. Elsewhere (a
+        // folder swapped for a link and back could feed rg an outside file) the file is read and searched again.
         const quietHit = (h: FileHit) => quietDirs?.has(dirOf(h.rel)) ?? false;
         const unsure = hits.filter((h) => !quietHit(h));
         if (unsure.length) {

@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Workspace } from '../../workspace/workspace.js';
-import { builtinSearchDir, builtinSearchFile, type BuiltinOptions, type DirRoot } from './fallback.js';
+import { builtinSearchDir, type BuiltinOptions, type DirRoot } from './fallback.js';
+import { builtinSearchFile } from './search-file.js';
 import { SMALL_GREP_BYTES, UseRipgrep, type SmallSearch } from './small.js';
 import { COLLECT_CAP, type EngineResult } from './types.js';
 
