@@ -95,3 +95,47 @@ test('without ripgrep, a runaway match holds the worker: the files read meanwhil
   }
   assert.ok(peak < 400 << 20, `memory grew ${(peak / 2 ** 20).toFixed(0)} MB while the worker was held`);
 });
+
+test('the built server over stdio, without ripgrep: worker searches (a runaway one, a cancelled one, one too long for the thread) leave nothing but JSON-RPC on stdout, and every call is answered', { timeout: 60_000 }, async (t) => {
+  const { spawn } = await import('node:child_process');
+  const { CLI } = await import('../../src/testing/helpers.js');
+  const d = tempDir('tg-rxm-stdio-');
+  t.after(d.cleanup);
+  writeIn(d.dir, 'exp.txt', `${'a'.repeat(40)}!\n`);
+  writeIn(d.dir, 'long.txt', `${'a'.repeat(1 << 20)}\n`);
+  const child = spawn(process.execPath, [CLI, '--workspace', d.dir], {
+    stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLGATE_RG: 'off', TOOLGATE_GREP_TIME_CAP_MS: '2000', TOOLGATE_LOG_LEVEL: 'warn' },
+  });
+  t.after(() => child.kill());
+  const lines: string[] = [];
+  let buf = '';
+  const waiters = new Map<number, (m: { result?: { isError?: boolean; structuredContent?: { status?: string } } }) => void>();
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    buf += s;
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      lines.push(line);
+      try { const m = JSON.parse(line) as { id?: number }; if (m.id !== undefined) waiters.get(m.id)?.(m as never); } catch { /* counted below */ }
+    }
+  });
+  child.stderr.resume();
+  const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+  const request = (id: number, method: string, params: object) => new Promise<{ result?: { isError?: boolean } }>((resolve) => { waiters.set(id, resolve); send({ id, method, params }); });
+  await request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+  send({ method: 'notifications/initialized' });
+  const grep = (id: number, args: object) => request(id, 'tools/call', { name: 'grep', arguments: args });
+  const runaway = grep(2, { pattern: '(a+)+b' });
+  const worker = grep(3, { pattern: 'a+!', output_mode: 'count' });
+  const long = grep(4, { pattern: `^${'.'.repeat(8000)}`, output_mode: 'count' });
+  const cancelled = grep(5, { pattern: '(a+)+c' });
+  await new Promise((r) => setTimeout(r, 300));
+  send({ method: 'notifications/cancelled', params: { requestId: 5, reason: 'test' } });
+  const answers = await Promise.all([runaway, worker, long]);
+  for (const a of answers) assert.ok(a.result, JSON.stringify(a).slice(0, 300));
+  const listed = await request(6, 'tools/list', {});
+  assert.ok(listed.result);
+  void cancelled; // a cancelled request gets no answer (MCP); the server goes on
+  const bad = lines.filter((l) => { try { return (JSON.parse(l) as { jsonrpc?: string }).jsonrpc !== '2.0'; } catch { return true; } });
+  assert.deepEqual(bad, [], 'stdout carries only JSON-RPC messages');
+});

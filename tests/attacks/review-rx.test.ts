@@ -145,6 +145,9 @@ test('without ripgrep, many concurrent runaway searches (other sessions too) sha
   // A worker is two threads here (its own and its isolate's helper): the waiting searches started none.
   assert.ok(peak <= 2 * MAX_WORKERS + 2, `${peak} more threads during ${sessions.length} searches (at most ${MAX_WORKERS} workers)`);
   assert.equal(runningWorkers(), 0, 'every slot was given back');
+  // And every worker thread really ended (terminate(), after a time cap or a cancel).
+  for (let i = 0; i < 50 && threads() > before + 1; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(threads() <= before + 1, `${threads() - before} threads left after the searches`);
 });
 
 // Globs: grep's glob argument and the ignore files of the searched folders are matched with
