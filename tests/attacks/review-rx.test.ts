@@ -223,3 +223,31 @@ test('a 1 MB ignore file of 55,000 rules: not all compiled and tried on the serv
     }
   }
 });
+
+test('without ripgrep, cancelling a search while the worker holds files read on the async path (over 256 KB): no unhandled rejection (a promise returned from try/finally had no handler while the file closed; the cancel\'s rejection ended the server)', { timeout: 120_000 }, async (t) => {
+  const files: Record<string, string> = { 'exp.txt': `${'a'.repeat(40)}!\n` };
+  for (let i = 0; i < 64; i++) files[`big${i}.txt`] = `${'x'.repeat(300_000)}\n`;
+  const h = setup(t, files);
+  const saved = { rg: process.env.TOOLGATE_RG, cap: process.env.TOOLGATE_GREP_TIME_CAP_MS };
+  process.env.TOOLGATE_RG = 'off';
+  process.env.TOOLGATE_GREP_TIME_CAP_MS = '5000';
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown) => { unhandled.push(e); };
+  process.on('unhandledRejection', onUnhandled);
+  t.after(() => {
+    process.off('unhandledRejection', onUnhandled);
+    if (saved.rg === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved.rg;
+    if (saved.cap === undefined) delete process.env.TOOLGATE_GREP_TIME_CAP_MS; else process.env.TOOLGATE_GREP_TIME_CAP_MS = saved.cap;
+  });
+  // Before the fix: within 2 to 8 cancels, every time.
+  for (let i = 0; i < 30 && unhandled.length === 0; i++) {
+    const ctrl = new AbortController();
+    const call = h.call('grep', { pattern: '(a+)+c' }, { signal: ctrl.signal });
+    await new Promise((r) => setTimeout(r, 20 + ((i * 37) % 200)));
+    ctrl.abort();
+    const r = await call;
+    assert.equal(r.error?.code, 'Cancelled', r.text);
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.deepEqual(unhandled.map(String), []);
+});
