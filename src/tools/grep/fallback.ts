@@ -226,7 +226,9 @@ export async function builtinSearchDir(root: DirRoot, o: BuiltinOptions): Promis
       searched++;
       const buf = await readAll(fh, st.size);
       const at = await descriptorIs(fh, expectedAt(rel), st.ino);
-      return judge(rel, buf, st.nlink, () => at);
+      // Awaited here: a promise returned from inside try/finally has no handler until the finally's
+      // await ends — a cancel rejecting it meanwhile was an unhandled rejection, which ended the server.
+      return await judge(rel, buf, st.nlink, () => at);
     } finally {
       await fh.close().catch(() => {});
     }

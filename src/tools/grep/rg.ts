@@ -73,13 +73,17 @@ function nameGlob(g: string): string | null {
   return last;
 }
 
-export function rgArgs(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'target' | 'atWorkspaceRoot'>, sorted: boolean): string[] {
+/** `maxCount`: content mode, matches read a file at most (the collection cap). */
+export function rgArgs(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'target' | 'atWorkspaceRoot'>, sorted: boolean, maxCount?: number): string[] {
   const { q } = o;
   const a = ['--no-config', '--no-require-git', '--no-ignore-global', '--no-messages', '--color=never'];
   if (o.atWorkspaceRoot) a.push('--no-ignore-parent');
   if (q.mode === 'content') {
     a.push('--json');
     if (q.context > 0) a.push(`--context=${q.context}`);
+    // rg holds a file's whole JSON output while its threads search others: a 48 MB file of short
+    // matching lines took rg 3 GB (a bigger one, the machine's memory). Past the cap nothing is used.
+    if (maxCount !== undefined) a.push(`--max-count=${maxCount}`);
   } else if (q.mode === 'files_with_matches') a.push('--files-with-matches', '--null');
   else a.push('--count', '--null', '--with-filename');
   if (q.fixed_strings) a.push('--fixed-strings');
@@ -163,7 +167,7 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
   const { q } = o;
   const isFile = o.target !== '.';
   return new Promise<RunOutcome>((resolve, reject) => {
-    const child = spawnRg(o.bin, rgArgs(o, sorted), { cwd: o.cwd, stderr: true });
+    const child = spawnRg(o.bin, rgArgs(o, sorted, limit), { cwd: o.cwd, stderr: true });
     const hits: FileHit[] = [];
     let items = 0;
     let capped: Cap = null;
@@ -221,6 +225,8 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
           const byteAt = m.data.submatches?.[0]?.start ?? 0;
           const at = raw.length > MAX_LINE_CHARS ? Buffer.from(raw).subarray(0, byteAt).toString('utf8').length : byteAt;
           cur.records.push({ line: n, end: n + extra, text: recordText(raw, at), before: [], after: [] });
+          // The cap counts inside a file too: one file of millions of matching lines held them all (3 GB) until its end.
+          if (items + cur.records.length >= limit) finishFile();
         } else {
           const body = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
           body.split('\n').forEach((t, i) => cur!.ctx.set(n + i, cutLine(t)));
@@ -247,16 +253,23 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
     };
     const sep = q.mode === 'files_with_matches' ? '\0' : '\n';
 
+    /** What the output handlers threw: a rejection of the search, never an exception in an event handler (that ends the process). */
+    let failed: unknown;
     child.stdout.on('data', (chunk: Buffer) => {
-      if (full) return;
-      const text = rest + decoder.write(chunk);
-      let start = 0;
-      for (let i = text.indexOf(sep); i >= 0; i = text.indexOf(sep, start)) {
-        if (i > start) entry(text.slice(start, i));
-        start = i + 1;
-        if (full) break;
+      if (full || failed) return;
+      try {
+        const text = rest + decoder.write(chunk);
+        let start = 0;
+        for (let i = text.indexOf(sep); i >= 0; i = text.indexOf(sep, start)) {
+          if (i > start) entry(text.slice(start, i));
+          start = i + 1;
+          if (full) break;
+        }
+        rest = full ? '' : text.slice(start);
+      } catch (e) {
+        failed = e;
+        kill();
       }
-      rest = full ? '' : text.slice(start);
     });
     child.stderr?.on('data', (chunk: Buffer) => { if (stderr.length < 8192) stderr += chunk.toString('utf8'); });
     child.on('error', (e) => {
@@ -271,9 +284,15 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
       o.signal.removeEventListener('abort', onAbort);
       if (o.signal.aborted) return reject(new ToolError('Cancelled', 'The search was cancelled.'));
       if (fifo.blocked) return reject(new RgUnavailable(FIFO_REASON));
+      if (failed) return reject(failed);
       if (!full) {
-        if (rest) entry(rest);
-        finishFile();
+        try {
+          // Killed (the time cap): the last line may be cut anywhere — a half JSON line once threw here and ended the server.
+          if (rest && !stopped) entry(rest);
+          finishFile();
+        } catch (e) {
+          return reject(e);
+        }
       }
       if (!stopped && code === 2 && hits.length === 0 && /regex parse error|error parsing glob|literal .* is not allowed|error:/i.test(stderr)) {
         const msg = stderr.trim().split('\n').filter((l) => l.trim()).slice(-4).join(' ').replace(/\s+/g, ' ').replace(/\.$/, '');
