@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '../../core/errors.js';
 import type { JsPattern } from './regex.js';
-import { searchText, type TextHits } from './search-text.js';
+import type { TextHits } from './search-text.js';
 import { linearInJs } from './small.js';
 import type { OutputMode } from './types.js';
 
@@ -167,9 +167,4 @@ export class RegexMatcher {
   close(): void {
     this.end({ expired: true });
   }
-}
-
-/** searchText, in a worker when the pattern may backtrack (matcher given), else right here. */
-export function searchWith(matcher: RegexMatcher | null, text: string, pat: JsPattern, q: { multiline: boolean; mode: OutputMode; context: number; limit?: number }): Found | Promise<Found> {
-  return matcher ? matcher.search(text) : searchText(text, pat, q.multiline, q.mode, q.context, q.limit);
 }
