@@ -7,28 +7,12 @@ import { test } from 'node:test';
 import { Harness, tempDir, writeIn } from '../../src/testing/helpers.js';
 import { grep, type Env } from '../../src/tools/grep/grep-fixture.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
+import { longestStall } from '../../src/testing/stall.js';
 
 const rgHere = await locateRg({ ...process.env, TOOLGATE_RG: '' });
 /** 'auto' is the default configuration: ripgrep on PATH, a small folder searched in-process (small.ts). */
 const ENGINES = rgHere ? (['auto', 'builtin'] as const) : (['builtin'] as const);
 const STALL_MS = 1000;
-
-/** The longest the event loop went without turning while `f` ran. */
-export async function longestStall<T>(f: () => Promise<T>): Promise<{ value: T; stall: number }> {
-  let last = performance.now();
-  let stall = 0;
-  const iv = setInterval(() => {
-    const now = performance.now();
-    stall = Math.max(stall, now - last);
-    last = now;
-  }, 10);
-  try {
-    const value = await f();
-    return { value, stall: Math.max(stall, performance.now() - last) };
-  } finally {
-    clearInterval(iv);
-  }
-}
 
 function setup(t: { after: (f: () => void) => void }, files: Record<string, string>) {
   const d = tempDir('tg-rx-');

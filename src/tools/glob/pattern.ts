@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
 import { ToolError } from '../../core/errors.js';
+import { refuseCostlyGlobs } from '../../workspace/glob-cost.js';
 import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
 
 const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
@@ -55,6 +56,7 @@ export function compilePattern(raw: string, opts: { hidden: boolean }): Compiled
     throw new ToolError('InvalidArguments', `pattern "${raw}" is absolute; patterns are relative to path — set path to the folder and pattern to e.g. "**/*.ts".`);
   }
   if (pattern.startsWith('!')) throw new ToolError('InvalidArguments', `pattern "${raw}" is a negation; glob takes one positive pattern such as "src/**/*.ts".`);
+  refuseCostlyGlobs([pattern], 'pattern', 'split it into several glob calls, or set path to narrow the folder');
   const segments = splitSegments(pattern);
   if ((segments ?? pattern.split('/')).some((s) => s === '..')) {
     throw new ToolError('InvalidArguments', `pattern "${raw}" contains "..": patterns stay inside path — set path to the folder you want instead.`);

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { globTooCostly } from './glob-cost.js';
+import { globTooCostly } from '../../workspace/glob-cost.js';
 
 /**
  * .gitignore rules as ripgrep applies them during a walk: each path is tested on its own

@@ -14,7 +14,7 @@ import { toJsPattern, type JsPattern } from './regex.js';
 import { itemChunks, keepFirst, pageOf } from './render.js';
 import { locateRg, rgListFiles, rgSearch, RgUnavailable } from './rg.js';
 import { decodeForSearch } from './search-text.js';
-import { refuseCostlyGlobs } from './glob-cost.js';
+import { refuseCostlyGlobs } from '../../workspace/glob-cost.js';
 import { comparePaths, DenyFilter, Selection } from './select.js';
 import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines } from './small.js';
 import { searchSmallDir, searchSmallFile } from './small-search.js';

@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
 import picomatch from 'picomatch';
+import { refuseCostlyGlobs } from '../../workspace/glob-cost.js';
 import { z } from 'zod';
 import { defineTool, descriptionBeside, FILE_READER } from '../../core/define-tool.js';
 import { ToolError, fromSystemError } from '../../core/errors.js';
@@ -68,6 +69,7 @@ export const listDirTool = defineTool({
   side_effects: 'none',
   aliases: { ignore_globs: 'ignore' },
   async plan(args, ctx) {
+    if (args.ignore) refuseCostlyGlobs(args.ignore, 'ignore glob', 'use simpler globs');
     const p = await ctx.workspace.resolve(args.path, 'list');
     return { targets: [{ kind: 'path', access: 'list', path: p }], summary: `list ${p.display}` };
   },

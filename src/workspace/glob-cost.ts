@@ -1,4 +1,4 @@
-import { ToolError } from '../../core/errors.js';
+import { ToolError } from '../core/errors.js';
 
 /**
  * Globs picomatch would match for seconds: its regexes backtrack. Several `*` in one path segment
@@ -41,11 +41,14 @@ export function globTooCostly(glob: string): boolean {
   return Math.max(most, seg) > MAX_SEGMENT_WILDCARDS || globstars > MAX_GLOBSTARS;
 }
 
-/** grep's `glob` argument: a glob too costly to match is refused (InvalidArguments), with how to split it. */
-export function refuseCostlyGlobs(globs: readonly string[]): void {
+/**
+ * Globs a model gives (grep's `glob`, glob's `pattern`, list_dir's `ignore`): one too costly to
+ * match is refused (InvalidArguments), with how to split it. `hint` says how else to narrow.
+ */
+export function refuseCostlyGlobs(globs: readonly string[], arg = 'glob', hint = 'split it into simpler globs, or narrow with path or type'): void {
   for (const g of globs) {
     if (globTooCostly(g.startsWith('!') ? g.slice(1) : g)) {
-      throw new ToolError('InvalidArguments', `The glob ${JSON.stringify(g)} has too many wildcards to match safely: at most ${MAX_SEGMENT_WILDCARDS} ("*", "{…}", "@(…)") in one path segment and ${MAX_GLOBSTARS} "**" segments; split it into simpler globs, or narrow with path or type.`);
+      throw new ToolError('InvalidArguments', `The ${arg} ${JSON.stringify(g)} has too many wildcards to match safely: at most ${MAX_SEGMENT_WILDCARDS} ("*", "{…}", "@(…)") in one path segment and ${MAX_GLOBSTARS} "**" segments; ${hint}.`);
     }
   }
 }
