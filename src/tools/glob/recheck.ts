@@ -169,7 +169,20 @@ export interface Observation { dev: number; ino: number; ctimeMs: number }
  * not quiet). Call it only after the lister has exited: answers are remembered.
  */
 /** One folder at a time (remembered), or `all` for many at once (fewer looks: each folder's way is looked at once for all). */
-export type QuietCheck = ((dirRel: string) => boolean) & { all(dirs: Iterable<string>): Set<string> };
+export type QuietCheck = ((dirRel: string) => boolean) & {
+  all(dirs: Iterable<string>): Set<string>;
+  /**
+   * `all` for the entries' folders, with each entry's lstat made first, in the same stretch inside
+   * the pinned folder and before any look. For an entry whose folder comes out quiet the lstat is
+   * proven to have landed on the entry rg listed: its folder and every folder on its way were found
+   * unchanged since before rg started by looks made after it. `stats` has no key for an entry
+   * whose path is not plain (empty, absolute, or with ".", ".." or empty segments).
+   */
+  withStats(rels: readonly string[]): { quiet: Set<string>; stats: Map<string, Stats | undefined> };
+};
+
+/** A path relative to a folder that names an entry below it: no empty, "." or ".." segment (so no lookup leaves it). */
+const plainRel = (rel: string) => rel !== '' && rel.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 
 /**
  * How long before the lister started a folder's ctime must be for it to count as old. The kernel
@@ -191,11 +204,13 @@ export function quietFolders(o: {
   /** Or one fixed cutoff for every ctime (tests). */
   cutoff?: number;
   before?: (abs: string) => Observation | undefined; afterLook?: (rel: string) => void;
+  /** Test seam: runs after withStats' lstats, before its first look. */
+  afterStats?: () => void;
 }): QuietCheck {
   const started = o.started;
   const fixed = o.cutoff;
   const old = (ctimeMs: number) => (fixed !== undefined ? ctimeMs < fixed : started !== undefined && ctimeMs < started - ctimeMargin(ctimeMs));
-  const no: QuietCheck = Object.assign(() => false, { all: () => new Set<string>() });
+  const no: QuietCheck = Object.assign(() => false, { all: () => new Set<string>(), withStats: () => ({ quiet: new Set<string>(), stats: new Map<string, Stats | undefined>() }) });
   if (!HAS_PROC_FD) return no;
   let pinned: Stats;
   try {
@@ -230,6 +245,17 @@ export function quietFolders(o: {
   };
   // Many folders: every look in one stretch inside the pinned folder (dir-stat.ts: no /proc walk per look).
   quiet.all = (dirs: Iterable<string>) => inFolder(pinnedPath, (inside) => judgeAll(dirs, (rel) => looksQuiet(rel, inside)));
+  quiet.withStats = (rels: readonly string[]) => inFolder(pinnedPath, (inside) => {
+    const stats = new Map<string, Stats | undefined>();
+    for (const rel of rels) {
+      if (!plainRel(rel) || stats.has(rel)) continue;
+      let st: Stats | undefined;
+      try { st = lstatSync(inside + rel, { throwIfNoEntry: false }); } catch { /* unreadable: no answer */ }
+      stats.set(rel, st);
+    }
+    o.afterStats?.();
+    return { quiet: judgeAll(rels.map(dirOf), (rel) => looksQuiet(rel, inside)), stats };
+  });
   return quiet;
 }
 

@@ -20,7 +20,7 @@ import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines } from './small.js
 import { searchSmallDir, searchSmallFile } from './small-search.js';
 import { sortByMtime } from './sort.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
-import { confirmContent, verifyHits } from './verify.js';
+import { confirmContent, quietHits, verifyHits, type Known } from './verify.js';
 import { dirOf, quietFolders, type FolderId } from '../glob/recheck.js';
 
 const DEFAULT_HEAD_LIMIT = 100;
@@ -107,6 +107,8 @@ interface Ran {
   fallbackReason: string | null;
   /** Folders (relative to the search folder) that provably did not change while rg ran (quietFolders). */
   quietDirs?: ReadonlySet<string>;
+  /** A hit's lstat made before the looks that found its folder quiet (quietHits), for verifyHits. */
+  known?: Known;
   /** The folder rg searched (its pinned working folder): hits are checked there, not in whatever the path names later. */
   searched?: FolderId;
   /** The built-in engine ran, ripgrep present, because the folder or file is small (small.ts): not a fallback. */
@@ -178,7 +180,7 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
         // rg has exited and its working folder is still open: which hits' folders did not change while it ran.
         const { dev, ino } = fstatSync(dir.fh.fd);
         const quiet = quietFolders({ base: rp.abs === '/' ? '' : rp.abs, pinnedFd: dir.fh.fd, started });
-        const quietDirs = quiet.all(result.hits.map((h) => dirOf(h.rel)));
+        const { dirs: quietDirs, known } = quietHits(quiet, result.hits, VERIFY_BUDGET);
         if (ws.gate?.asks) {
           // rg reports matching files only: count what an ask rule leaves out by name, as the built-in walk does.
           const byName = new DenyFilter(ws, rp.relToRoot, rp.abs);
@@ -187,7 +189,7 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
           }
           deny.askSkipped = byName.askSkipped;
         }
-        return { result, engine: 'ripgrep', fallbackReason, quietDirs, searched: { dev, ino } };
+        return { result, engine: 'ripgrep', fallbackReason, quietDirs, known, searched: { dev, ino } };
       } catch (e) {
         if (!(e instanceof RgUnavailable)) throw e;
         fallbackReason = e.message;
@@ -235,7 +237,7 @@ export const grepTool = defineTool({
 
     const deny = new DenyFilter(ws, rp.relToRoot, rp.abs);
     const deadline = Date.now() + timeCap;
-    const { result, engine, fallbackReason, quietDirs, searched, small } = await run(q, rp, ws, ctx, needed, deadline, deny);
+    const { result, engine, fallbackReason, quietDirs, known, searched, small } = await run(q, rp, ws, ctx, needed, deadline, deny);
     const notes = [...result.notes];
     let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
     if (args.sort === 'mtime') {
@@ -246,7 +248,7 @@ export const grepTool = defineTool({
     let overBudget = false;
     if (engine === 'ripgrep') {
       const v = await verifyHits(hits, rp.abs, {
-        allowHardlinks: ws.rules.allowHardlinks, need: needed, budget: VERIFY_BUDGET, isFileRoot: rp.kind === 'file', searched,
+        allowHardlinks: ws.rules.allowHardlinks, need: needed, budget: VERIFY_BUDGET, isFileRoot: rp.kind === 'file', searched, known,
         itemsOf: (h) => (q.mode === 'content' ? h.records.length : 1),
       });
       hits = v.hits;

@@ -1,6 +1,6 @@
-import { closeSync, fstatSync, openSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { readFdSync } from '../../workspace/safe-open.js';
-import { openRechecker, type FolderId } from '../glob/recheck.js';
+import { dirOf, openRechecker, type FolderId, type QuietCheck, type Rechecker } from '../glob/recheck.js';
 import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
 import { EXPIRED, needsWorker, RegexMatcher, type Found } from './regex-matcher.js';
@@ -37,15 +37,36 @@ export function descriptorIsSync(fd: number, expected: string, ino: number): boo
 }
 const CONFIRM_WINDOW = 64;
 
-export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { allowHardlinks: boolean; need: number; budget: number; itemsOf: (h: FileHit) => number; isFileRoot: boolean; searched?: FolderId }): Promise<Verified> {
+/** A hit's lstat, proven to be of the entry rg listed; null when there is none (verifyHits looks itself). */
+export type Known = (h: FileHit) => { st: Stats | undefined } | null;
+
+/**
+ * Which hits' folders are quiet (quietFolders), with each hit's lstat made first, before the looks
+ * that prove its folder and every folder on its way unchanged since before rg started
+ * (QuietCheck.withStats): for a hit in a quiet folder verifyHits takes that lstat, and opens no
+ * descriptor per folder nor walks /proc per hit. Past `budget` hits verifyHits checks only the
+ * page, so the lstats are left to it.
+ */
+export function quietHits(quiet: QuietCheck, hits: readonly FileHit[], budget: number): { dirs: Set<string>; known: Known } {
+  if (hits.length > budget) return { dirs: quiet.all(hits.map((h) => dirOf(h.rel))), known: () => null };
+  const { quiet: dirs, stats } = quiet.withStats(hits.map((h) => h.rel));
+  return { dirs, known: (h) => (stats.has(h.rel) && dirs.has(dirOf(h.rel)) ? { st: stats.get(h.rel) } : null) };
+}
+
+export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: {
+  allowHardlinks: boolean; need: number; budget: number; itemsOf: (h: FileHit) => number; isFileRoot: boolean; searched?: FolderId;
+  /** A hit's lstat already proven to be of the entry rg listed (quietHits), or null: checked here. */
+  known?: Known;
+}): Promise<Verified> {
   if (opts.isFileRoot) return { hits: sorted, exact: true, hardlinked: 0, moved: 0 };
   const base = rootAbs === '/' ? '' : rootAbs;
   // Through pinned folders, as glob does: a folder swapped for a link and back cannot make a name pass
   // (and be counted) whose file exists only outside.
   // `searched`: the folder rg was pinned to; a base that names another folder now fails every hit.
-  const pinned = openRechecker(base, {}, opts.searched);
+  let pinned = null as Rechecker | null;
   const check = (h: FileHit): 'ok' | 'hardlinked' | 'moved' => {
-    const st = pinned.lstat(h.rel);
+    const k = opts.known?.(h);
+    const st = k ? k.st : (pinned ??= openRechecker(base, {}, opts.searched)).lstat(h.rel);
     if (!st?.isFile()) return 'moved';
     return st.nlink > 1 && !opts.allowHardlinks ? 'hardlinked' : 'ok';
   };
@@ -65,7 +86,7 @@ export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: { all
       else moved++;
     }
   } finally {
-    pinned.close();
+    pinned?.close();
   }
   return { hits: out, exact: i >= sorted.length, hardlinked, moved };
 }
