@@ -245,13 +245,17 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
         if (keep(rel)) add({ rel, records: [], count: 1 });
         return;
       }
-      const z = item.lastIndexOf('\0');
-      if (z < 0) return;
-      const rel = isFile ? '' : stripDot(item.slice(0, z));
-      const count = Number(item.slice(z + 1));
+      // Count: rg prints `path\0count\n`. A name may hold '\n' (never a NUL): split on the NUL, so an item
+      // is "count\nnext path" (a name with a newline cannot lend its count to another file's name).
+      if (pending === null) { pending = item; return; }
+      const nl = item.indexOf('\n');
+      const rel = isFile ? '' : stripDot(pending);
+      const count = /^[0-9]+$/.test(nl < 0 ? item : item.slice(0, nl)) ? Number(nl < 0 ? item : item.slice(0, nl)) : 0;
+      pending = nl < 0 ? null : item.slice(nl + 1);
       if (count > 0 && keep(rel)) add({ rel, records: [], count });
     };
-    const sep = q.mode === 'files_with_matches' ? '\0' : '\n';
+    let pending: string | null = null;
+    const sep = q.mode === 'content' ? '\n' : '\0';
 
     /** What the output handlers threw: a rejection of the search, never an exception in an event handler (that ends the process). */
     let failed: unknown;
