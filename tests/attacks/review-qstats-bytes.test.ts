@@ -27,6 +27,7 @@ test('a name that is not UTF-8 cannot pass for another file: no outside content 
   const wsB = Buffer.from(ws);
   linkSync(Buffer.from(path.join(out, 'secret.txt')), Buffer.concat([wsB, Buffer.from('/x\xff.txt', 'latin1')]));
   writeFileSync(Buffer.concat([wsB, Buffer.from('/x\xef\xbf\xbd.txt', 'latin1')]), 'nothing here\n');
+  writeFileSync(path.join(ws, 'ünï ✓.txt'), 'other\n');
   await sleep(RACY_MS + 200);
   const h = new Harness([ws]);
   t.after(() => { h.close(); tmp.cleanup(); });
@@ -35,5 +36,8 @@ test('a name that is not UTF-8 cannot pass for another file: no outside content 
     assert.equal(r.data.engine, 'ripgrep');
     assert.equal(r.data.total_files, 0, `${output_mode}: ${JSON.stringify(r.data)}`);
     assert.ok(!JSON.stringify(r).includes('SECRET-LINE'), `${output_mode}: the outside line is shown`);
+    // Control: a UTF-8 name that is not ASCII is still found, under its name.
+    const u = await grep(h, 'rg', { pattern: 'other', output_mode });
+    assert.equal(JSON.stringify(u.data).includes('ünï ✓.txt') && u.data.total_files, 1, `${output_mode}: ${JSON.stringify(u.data)}`);
   }
 });
