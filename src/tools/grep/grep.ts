@@ -241,7 +241,7 @@ export const grepTool = defineTool({
     const notes = [...result.notes];
     let hits = result.hits.sort((a, b) => comparePaths(a.rel, b.rel));
     if (args.sort === 'mtime') {
-      hits = await sortByMtime(hits, rp.abs, rp.kind === 'file');
+      hits = await sortByMtime(hits, rp.abs, rp.kind === 'file', searched);
       if (!result.complete) notes.push('Sorted by mtime among the files found before the search stopped.');
     }
     let exact = result.complete;

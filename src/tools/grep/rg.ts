@@ -149,6 +149,16 @@ function stripDot(p: string): string {
   return p.startsWith('./') ? p.slice(2) : p === '.' ? '' : p;
 }
 
+/**
+ * A name rg printed (read as latin1, byte for byte), as UTF-8 without its './'; null when its bytes
+ * are not UTF-8: decoded lossily (U+FFFD) it would name another file, which the checks would judge.
+ */
+function asName(latin: string): string | null {
+  const b = Buffer.from(latin, 'latin1');
+  const s = b.toString('utf8');
+  return Buffer.from(s, 'utf8').equals(b) ? stripDot(s) : null;
+}
+
 function jsonText(o: { text?: string; bytes?: string } | undefined): string {
   if (!o) return '';
   return o.text ?? Buffer.from(o.bytes ?? '', 'base64').toString('utf8');
@@ -176,7 +186,8 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
     let searched: number | undefined;
     let stderr = '';
     let rest = '';
-    const decoder = new StringDecoder('utf8');
+    // Names and counts are read as bytes (latin1: one char a byte) and each name decoded on its own (asName).
+    const decoder = new StringDecoder(q.mode === 'content' ? 'utf8' : 'latin1');
     // Content mode: the file being read, its records and context lines.
     let cur: { rel: string; keep: boolean; records: MatchRecord[]; ctx: Map<number, string> } | null = null;
 
@@ -213,7 +224,8 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
         const rel = isFile ? '' : stripDot(jsonText(m.data.path));
         if (!cur || cur.rel !== rel) {
           finishFile();
-          cur = { rel, keep: keep(rel), records: [], ctx: new Map() };
+          // A path that is not UTF-8 comes as "bytes": decoded it would name another file (U+FFFD), so it is left out.
+          cur = { rel, keep: (isFile || m.data.path.text !== undefined) && keep(rel), records: [], ctx: new Map() };
         }
         if (!cur.keep) return;
         const raw = jsonText(m.data.lines);
@@ -241,17 +253,21 @@ function runOnce(o: RgOptions, sorted: boolean, limit: number): Promise<RunOutco
     const entry = (item: string) => {
       if (q.mode === 'content') return jsonLine(item);
       if (q.mode === 'files_with_matches') {
-        const rel = isFile ? '' : stripDot(item);
-        if (keep(rel)) add({ rel, records: [], count: 1 });
+        const rel = isFile ? '' : asName(item);
+        if (rel !== null && keep(rel)) add({ rel, records: [], count: 1 });
         return;
       }
-      const z = item.lastIndexOf('\0');
-      if (z < 0) return;
-      const rel = isFile ? '' : stripDot(item.slice(0, z));
-      const count = Number(item.slice(z + 1));
-      if (count > 0 && keep(rel)) add({ rel, records: [], count });
+      // Count: rg prints `path\0count\n`. A name may hold '\n' (never a NUL): split on the NUL, so an item
+      // is "count\nnext path" (a name with a newline cannot lend its count to another file's name).
+      if (pending === null) { pending = item; return; }
+      const nl = item.indexOf('\n');
+      const rel = isFile ? '' : asName(pending);
+      const count = /^[0-9]+$/.test(nl < 0 ? item : item.slice(0, nl)) ? Number(nl < 0 ? item : item.slice(0, nl)) : 0;
+      pending = nl < 0 ? null : item.slice(nl + 1);
+      if (count > 0 && rel !== null && keep(rel)) add({ rel, records: [], count });
     };
-    const sep = q.mode === 'files_with_matches' ? '\0' : '\n';
+    let pending: string | null = null;
+    const sep = q.mode === 'content' ? '\n' : '\0';
 
     /** What the output handlers threw: a rejection of the search, never an exception in an event handler (that ends the process). */
     let failed: unknown;
