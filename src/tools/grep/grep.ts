@@ -20,7 +20,7 @@ import { grepWalkMax, ignoreFilesAboveRoot, sameInBothEngines } from './small.js
 import { searchSmallDir, searchSmallFile } from './small-search.js';
 import { sortByMtime } from './sort.js';
 import { BINARY_WINDOW, TYPE_GLOBS, typeGlobs, type EngineResult, type FileHit, type Query } from './types.js';
-import { confirmContent, quietHits, verifyHits, type Known } from './verify.js';
+import { confirmContent, countListed, quietHits, verifyHits, type Known } from './verify.js';
 import { dirOf, quietFolders, type FolderId } from '../glob/recheck.js';
 
 const DEFAULT_HEAD_LIMIT = 100;
@@ -184,9 +184,8 @@ async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, 
         if (ws.gate?.asks) {
           // rg reports matching files only: count what an ask rule leaves out by name, as the built-in walk does.
           const byName = new DenyFilter(ws, rp.relToRoot, rp.abs);
-          for (const rel of await rgListFiles({ q, bin, denyGlobs, cwd, atWorkspaceRoot: rp.relToRoot === '', signal: ctx.signal })) {
-            if (select.fileSelected(rel)) byName.fileDenied(rel);
-          }
+          const listed = await rgListFiles({ q, bin, denyGlobs, cwd, atWorkspaceRoot: rp.relToRoot === '', signal: ctx.signal });
+          await countListed(listed.filter((rel) => select.fileSelected(rel)), rp.abs, { dev, ino }, (rel) => byName.fileDenied(rel));
           deny.askSkipped = byName.askSkipped;
         }
         return { result, engine: 'ripgrep', fallbackReason, quietDirs, known, searched: { dev, ino } };

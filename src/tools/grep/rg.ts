@@ -120,7 +120,7 @@ function selectionArgs(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'target'>): string
 /**
  * Every file a search of `cwd` would open, by name only (rg --files with the same selection):
  * what an `ask` rule leaves out is counted from this list, so skipped_by_policy cannot tell
- * whether an asked file matches the pattern.
+ * whether an asked file matches the pattern. A name that is not UTF-8 is left out (asName).
  */
 export function rgListFiles(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'atWorkspaceRoot' | 'signal'> & { bin: string; cwd: string }): Promise<string[]> {
   const a = ['--no-config', '--no-require-git', '--no-ignore-global', '--no-messages', '--files', '--null'];
@@ -140,7 +140,7 @@ export function rgListFiles(o: Pick<RgOptions, 'q' | 'denyGlobs' | 'atWorkspaceR
       finish();
       if (o.signal.aborted) reject(new ToolError('Cancelled', 'The search was cancelled.'));
       else if (fifo.blocked) reject(new RgUnavailable(FIFO_REASON));
-      else resolve(Buffer.concat(chunks).toString('utf8').split('\0').filter(Boolean).map(stripDot));
+      else resolve(Buffer.concat(chunks).toString('latin1').split('\0').filter(Boolean).map(asName).filter((n): n is string => n !== null));
     });
   });
 }

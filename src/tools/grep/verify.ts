@@ -53,6 +53,24 @@ export function quietHits(quiet: QuietCheck, hits: readonly FileHit[], budget: n
   return { dirs, known: (h) => (stats.has(h.rel) && dirs.has(dirOf(h.rel)) ? { st: stats.get(h.rel) } : null) };
 }
 
+/**
+ * What an ask rule leaves out, counted from rg's listing by name (rgListFiles): only names that are
+ * files in the searched folder now, looked at through its pinned descriptors. rg lists by path, so a
+ * folder swapped for a link while it ran could add names that exist only outside; counted, they
+ * would tell what lies there.
+ */
+export async function countListed(listing: readonly string[], rootAbs: string, searched: FolderId, count: (rel: string) => void): Promise<void> {
+  const pinned = openRechecker(rootAbs === '/' ? '' : rootAbs, {}, searched);
+  try {
+    for (let i = 0; i < listing.length; i++) {
+      if (i > 0 && i % SLICE === 0) await new Promise<void>((r) => setImmediate(r));
+      if (pinned.check({ rel: listing[i]!, link: false })) count(listing[i]!);
+    }
+  } finally {
+    pinned.close();
+  }
+}
+
 export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: {
   allowHardlinks: boolean; need: number; budget: number; itemsOf: (h: FileHit) => number; isFileRoot: boolean; searched?: FolderId;
   /** A hit's lstat already proven to be of the entry rg listed (quietHits), or null: checked here. */
