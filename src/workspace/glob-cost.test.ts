@@ -22,3 +22,13 @@ test('what globTooCostly lets through stays fast in picomatch on a long name and
     assert.ok(performance.now() - t < 200, `${g}: ${(performance.now() - t).toFixed(0)} ms`);
   }
 });
+
+test('globTooCostly: raw regex syntax picomatch passes on, globstars in groups, and segments that multiply are refused', () => {
+  for (const g of ['(a+)+b', '[a]+[a]+b', '{a,aa}+b', '@(a+)', '@(a)?x', '+(a|[a])b', '+(a|a)b', '+(ab|a)', '"["*a*a*a*a*b]', '[a]""+', '@(a|aa)\0+b',
+    'x/\\\\\\\\+b', '[]a?a?', '[[:alpha:]a?', '*a*a*a/*a*b', '{**,z}/{**,z}/{**,z}/b', '{a,a}/{a,a}/{a,a}/{a,a}/{a,a}/b', `*.{${'a,'.repeat(40)}b}`]) {
+    assert.equal(globTooCostly(g), true, g);
+  }
+  for (const g of ['c++', 'a+b.txt', '*(a|b)', '+(foo)', '"(x)"*', 'src/**/test/**/*.{ts,tsx}', '**/{a,b}/**/*.ts', '*a*a/*a*b', '[[]x', '\\(x\\)']) {
+    assert.equal(globTooCostly(g), false, g);
+  }
+});
