@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import { globTooCostly } from './glob-cost.js';
 
 test('globTooCostly: the globs models and ignore files use pass; many wildcards in one segment or three "**" do not', () => {
-  for (const g of ['*.ts', '**/*.test.ts', 'src/**/*.{ts,tsx}', '**/test/**/*.ts', '!**/node_modules/**', '*.test.*', '*/*/*/*/*/*.md',
+  for (const g of ['*.ts', '**/*.test.ts', '**/{src,lib}/**/*.{ts,tsx}', '{src,lib}/{x,y}/**/*.md', 'src/**/*.{ts,tsx}', '**/test/**/*.ts', '!**/node_modules/**', '*.test.*', '*/*/*/*/*/*.md',
     '[*][*][*][*]x', '\\*\\*\\*\\*a', 'a/**/b/**', '{a,b}/{c,d}/{e,f}/{g,h}', '*a*a.{txt,md}', '.env*', 'build/', '*(a|b)']) {
     assert.equal(globTooCostly(g), false, g);
   }

@@ -29,6 +29,17 @@ function safeRepeatBody(body: string): boolean {
   return parts.length === 1 || (parts.every((p) => p.length === 1) && new Set(parts).size === parts.length);
 }
 
+/**
+ * Whether the braces opened at `i` hold only distinct plain names (`{src,lib}`): with no other
+ * wildcard in its segment such a group matches a name in at most one way, so it does not multiply.
+ */
+function literalChoice(glob: string, i: number): boolean {
+  const close = glob.indexOf('}', i);
+  if (close < 0) return false;
+  const alts = glob.slice(i + 1, close).split(',');
+  return alts.length > 1 && alts.every((a) => /^[A-Za-z0-9._-]+$/.test(a)) && new Set(alts).size === alts.length;
+}
+
 /** Index of the `]` that ends the class opened at `i` as picomatch reads it; -1: not a class; -2: refuse. */
 function classEnd(glob: string, i: number): number {
   if (glob.indexOf(']', i + 1) < 0) return -1; // picomatch: a plain "["
@@ -78,7 +89,8 @@ export function globTooCostly(text: string): boolean {
     }
     // A "/" inside a group does not end the segment: the group counts where it starts.
     if (c === '/' && braces === 0 && parens.length === 0) { endSegment(); continue; }
-    if (c === '{') { braces++; seg++; group = true; continue; }
+    // `{src,lib}` alone in its segment matches a name in one way at most: not a branching group.
+    if (c === '{') { if (braces === 0 && !literalChoice(glob, i)) group = true; braces++; seg++; continue; }
     if (c === '}') { if (braces > 0) braces--; prev = 'close'; continue; }
     if (c === ',' && braces > 0) { alternatives++; continue; }
     if (c === '|') { alternatives++; continue; }
