@@ -32,3 +32,8 @@ test('globTooCostly: raw regex syntax picomatch passes on, globstars in groups, 
     assert.equal(globTooCostly(g), false, g);
   }
 });
+
+test('globTooCostly: a +(…) over plain names none of which begins another reads a name one way and passes; one with a prefix among them does not', () => {
+  for (const g of ['+(priv|pub)/**', '*(x|y|z)', '+(foo)']) assert.equal(globTooCostly(g), false, g);
+  for (const g of ['+(a|aa)b', '+(ab|a|b)x', '+(a|a)b', '+(a|[a])b']) assert.equal(globTooCostly(g), true, g);
+});

@@ -22,11 +22,13 @@ export const MAX_GLOBSTARS = 2;
 export const MAX_BRANCHING_WILDCARDS = 4;
 export const MAX_ALTERNATIVES = 32;
 
-/** A `+(…)`/`*(…)` body picomatch repeats without nested backtracking: one literal, or `|`-separated distinct single characters. */
+/** A `+(…)`/`*(…)` body picomatch repeats without nested backtracking: plain literals, `|`-separated, none a prefix of another. */
 function safeRepeatBody(body: string): boolean {
   const parts = body.split('|');
   if (parts.some((p) => p === '' || /[*?[\]{}()@!+\\",/]/.test(p))) return false;
-  return parts.length === 1 || (parts.every((p) => p.length === 1) && new Set(parts).size === parts.length);
+  // No part a prefix of another (`priv|pub`, not `a|aa`): at any point at most one part can match,
+  // so the repetition reads a name one way and backtracks only by whole repeats.
+  return parts.every((p, i) => parts.every((q, k) => k === i || !q.startsWith(p)));
 }
 
 /**
