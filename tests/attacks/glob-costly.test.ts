@@ -59,3 +59,12 @@ test('list_dir: an ignore glob with many wildcards is refused at once; simple on
   const ok = await h.call('list_dir', { path: '.', ignore: ['*a*a.txt'] }) as unknown as Result;
   assert.deepEqual(ok.data.entries?.map((e) => e.name).sort(), ['b.txt', 'd'], ok.text);
 });
+
+test('grep: a costly glob is refused the same way whether the path exists or not (before the path is looked at)', async (t) => {
+  const h = setup(t);
+  const a = await h.call('grep', { pattern: 'x', path: 'b.txt', glob: '*a*a*a*a*a*b' }) as unknown as Result;
+  const b = await h.call('grep', { pattern: 'x', path: 'missing.txt', glob: '*a*a*a*a*a*b' }) as unknown as Result;
+  assert.equal(a.error?.code, 'InvalidArguments', a.text);
+  assert.equal(b.error?.code, 'InvalidArguments', `a missing path answers the same: ${b.text}`);
+  assert.equal(a.error?.message, b.error?.message);
+});

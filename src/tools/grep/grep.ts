@@ -216,6 +216,7 @@ export const grepTool = defineTool({
   side_effects: 'none (reads files; may start ripgrep)',
   aliases: { include: 'glob', file_pattern: 'glob', case_insensitive: 'ignore_case', '-i': 'ignore_case', '-C': 'context', max_results: 'head_limit' },
   async plan(args, ctx) {
+    buildQuery(args); // a bad type or a costly glob is refused before anything about the path is looked at
     const p = await ctx.workspace.resolve(args.path, 'search');
     return { targets: [{ kind: 'path', access: 'search', path: p }], summary: `search ${p.display} for ${JSON.stringify(args.pattern)}` };
   },
