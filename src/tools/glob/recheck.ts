@@ -43,6 +43,25 @@ export function openRechecker(base: string, hooks: RecheckHooks = {}, expect?: F
   return HAS_PROC_FD ? new PinnedRechecker(base, hooks, expect) : byPath(base, hooks);
 }
 
+/**
+ * Each path's lstat through pinned folder descriptors (openRechecker on `rootAbs`, expected to be
+ * `expect` when given), the thread given back every 512 paths: a folder swapped for a link to
+ * outside cannot make an outside file's state answer for a name.
+ */
+export async function lstatPinned(rels: readonly string[], rootAbs: string, expect?: FolderId): Promise<Array<Stats | undefined>> {
+  const pinned = openRechecker(rootAbs === '/' ? '' : rootAbs, {}, expect);
+  const out = new Array<Stats | undefined>(rels.length);
+  try {
+    for (let i = 0; i < rels.length; i++) {
+      if (i > 0 && i % 512 === 0) await new Promise<void>((r) => setImmediate(r));
+      out[i] = pinned.lstat(rels[i]!);
+    }
+  } finally {
+    pinned.close();
+  }
+  return out;
+}
+
 /** The whole list at once (tests, and callers that have it). */
 export function recheckCandidates(base: string, candidates: Candidate[], hooks: RecheckHooks = {}): { ok: Candidate[]; moved: number } {
   const r = openRechecker(base, hooks);

@@ -1,8 +1,6 @@
-import { openRechecker, type FolderId } from '../glob/recheck.js';
+import { lstatPinned, type FolderId } from '../glob/recheck.js';
 import { comparePaths } from './select.js';
 import type { FileHit } from './types.js';
-
-const SLICE = 512;
 
 /**
  * `sort: "mtime"`: the files newest first (ties by path), for both engines. The hits are
@@ -13,18 +11,8 @@ const SLICE = 512;
  */
 export async function sortByMtime(hits: FileHit[], rootAbs: string, isFileRoot: boolean, searched?: FolderId): Promise<FileHit[]> {
   if (isFileRoot || hits.length < 2) return hits;
-  const mtimes = new Array<number>(hits.length);
-  const pinned = openRechecker(rootAbs === '/' ? '' : rootAbs, {}, searched);
-  try {
-    for (let i = 0; i < hits.length; i++) {
-      if (i > 0 && i % SLICE === 0) await new Promise<void>((r) => setImmediate(r));
-      const st = pinned.lstat(hits[i]!.rel);
-      mtimes[i] = st ? st.mtimeMs : Number.NEGATIVE_INFINITY;
-    }
-  } finally {
-    pinned.close();
-  }
-  const order = hits.map((h, i) => ({ h, t: mtimes[i]! }));
+  const stats = await lstatPinned(hits.map((h) => h.rel), rootAbs, searched);
+  const order = hits.map((h, i) => ({ h, t: stats[i]?.mtimeMs ?? Number.NEGATIVE_INFINITY }));
   order.sort((a, b) => (b.t - a.t) || comparePaths(a.h.rel, b.h.rel));
   return order.map((o) => o.h);
 }

@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { readFdSync } from '../../workspace/safe-open.js';
-import { dirOf, openRechecker, type FolderId, type QuietCheck, type Rechecker } from '../glob/recheck.js';
+import { dirOf, lstatPinned, openRechecker, type FolderId, type QuietCheck, type Rechecker } from '../glob/recheck.js';
 import { OPEN_FLAGS } from './fallback.js';
 import type { JsPattern } from './regex.js';
 import { EXPIRED, needsWorker, RegexMatcher, type Found } from './regex-matcher.js';
@@ -60,15 +60,8 @@ export function quietHits(quiet: QuietCheck, hits: readonly FileHit[], budget: n
  * would tell what lies there.
  */
 export async function countListed(listing: readonly string[], rootAbs: string, searched: FolderId, count: (rel: string) => void): Promise<void> {
-  const pinned = openRechecker(rootAbs === '/' ? '' : rootAbs, {}, searched);
-  try {
-    for (let i = 0; i < listing.length; i++) {
-      if (i > 0 && i % SLICE === 0) await new Promise<void>((r) => setImmediate(r));
-      if (pinned.check({ rel: listing[i]!, link: false })) count(listing[i]!);
-    }
-  } finally {
-    pinned.close();
-  }
+  const stats = await lstatPinned(listing, rootAbs, searched);
+  listing.forEach((rel, i) => { if (stats[i]?.isFile()) count(rel); });
 }
 
 export async function verifyHits(sorted: FileHit[], rootAbs: string, opts: {
