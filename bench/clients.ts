@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { childrenMap } from '../src/exec/kill.js';
-import { RG_STARTER_TITLE } from '../src/tools/grep/rg-spawn.js';
+import { STARTER_TITLE } from '../src/tools/grep/rg-spawn.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import path from 'node:path';
@@ -82,5 +82,5 @@ export function privateMb(pid: number): number {
 export function toolgatePeakRssMb(pid: number | null): number | undefined {
   const own = peakRssMb(pid);
   if (own === undefined || !pid) return own;
-  return own + childPids(pid, RG_STARTER_TITLE).reduce((sum, p) => sum + privateMb(p), 0);
+  return own + childPids(pid, STARTER_TITLE).reduce((sum, p) => sum + privateMb(p), 0);
 }

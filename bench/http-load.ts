@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawnHttpServer, type SpawnedHttp } from '../src/server/http-spawn.js';
-import { RG_STARTER_TITLE } from '../src/tools/grep/rg-spawn.js';
+import { STARTER_TITLE } from '../src/tools/grep/rg-spawn.js';
 import { childPids } from './clients.js';
 
 export interface HttpLoadResult {
@@ -53,7 +53,7 @@ function rssMb(pid: number): number {
 
 /** Child processes of the server other than its rg starter (which lives as long as the server). */
 function childCount(pid: number): number {
-  return childPids(pid).filter((p) => !childPids(pid, RG_STARTER_TITLE).includes(p)).length;
+  return childPids(pid).filter((p) => !childPids(pid, STARTER_TITLE).includes(p)).length;
 }
 
 function pct(sorted: number[], p: number): number {
@@ -116,7 +116,7 @@ export async function benchHttpLoad(opts: { sessions: number; callsPerSession: n
     let failed = 0;
     const started = performance.now();
     // rg runs as a child of the server's rg starter (src/tools/grep/rg-spawn.ts): its CPU, and the starter's own, count as the server's children's.
-    const starters = childPids(pid, RG_STARTER_TITLE);
+    const starters = childPids(pid, STARTER_TITLE);
     const childrenCpu = () => cpuMs(pid).children + starters.reduce((sum, p) => { try { const c = cpuMs(p); return sum + c.own + c.children; } catch { return sum; } }, 0);
     const cpu0 = cpuMs(pid);
     const kids0 = childrenCpu();

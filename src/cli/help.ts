@@ -32,9 +32,9 @@ Environment:
   TOOLGATE_LOG_LEVEL  pino log level for stderr (default info); stdout carries only MCP messages
   TOOLGATE_TOKEN      bearer token required by the HTTP transport
   TOOLGATE_RG         off: grep and glob use their built-in engines; /path/to/rg: that ripgrep binary
-  TOOLGATE_RG_HELPER  off: start rg directly from the server instead of through its small
-                      starter process (Linux; the starter makes rg's start cost independent of
-                      the server's memory)
+  TOOLGATE_STARTER    off: start rg and commands directly from the server instead of through
+                      its small starter process (Linux; used once the server holds 96 MB or
+                      more: a fork's cost grows with the memory of the process that forks)
   TOOLGATE_GLOB_WALK_MAX  glob walks a folder of up to this many entries itself before it
                       starts ripgrep (default 1000; 0: always ripgrep when present)
   TOOLGATE_GREP_WALK_MAX  grep searches a folder of up to this many entries (and 2 MB) itself

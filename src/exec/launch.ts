@@ -117,6 +117,8 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
     if (input.background) capture.finish();
   }).catch(() => {});
   table.add(rec);
+  // Started through the starter process, the pid comes one message later: callers record it.
+  await rec.running.spawned;
   return rec;
 }
 

@@ -1,6 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { OutputCapture } from './capture.js';
 import { killTree } from './kill.js';
+import { HELPER_MIN_RSS, readyHelper, starterSetting } from './starter-use.js';
+import type { Helper } from './starter.js';
 
 export interface RunSpec {
   /** What to spawn: bash, or bwrap wrapping bash. */
@@ -21,56 +23,112 @@ export interface Exit {
   duration_ms: number;
 }
 
+/** What Running uses of its child: a ChildProcess of this server's, or one the starter process started (starter.ts). */
+interface ChildLike {
+  readonly pid?: number | undefined;
+  readonly stdout: { on(ev: 'data', cb: (chunk: Buffer) => void): unknown } | null;
+  readonly stderr: { on(ev: 'data', cb: (chunk: Buffer) => void): unknown } | null;
+  on(ev: 'close', cb: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
+  on(ev: 'error', cb: (e: Error) => void): unknown;
+  on(ev: 'spawn', cb: () => void): unknown;
+}
+
+/** Whether this start goes through the starter: a server big enough that its own fork costs more (starter-use.ts). */
+function viaStarter(): Helper | null {
+  const setting = starterSetting();
+  if (setting === 'off') return null;
+  if (setting === 'auto' && process.memoryUsage.rss() < HELPER_MIN_RSS) return null;
+  return readyHelper();
+}
+
 /**
  * One child process in its own process group (and session), output merged and streamed into
  * a bounded capture. kill() takes the whole group and its descendants down.
+ *
+ * In a server of HELPER_MIN_RSS or more the child is started by the starter process (its fork
+ * copies the page tables of ~40 MB, not of the server's 100+), which hands both output pipes
+ * back: output is read here as from a child of this server. Its pid is then known one message
+ * later (`spawned`); the first command of a server starts the starter and runs directly.
  */
 export class Running {
-  readonly pid: number;
+  /** The child's pid; -1 until the starter reported it, and for a spawn that failed. */
+  pid = -1;
   readonly started = Date.now();
   readonly done: Promise<Exit>;
+  /** Settles once the pid is known or the start failed. */
+  readonly spawned: Promise<void>;
   exited: Exit | null = null;
-  private readonly child: ChildProcess;
+  private readonly child: ChildLike;
+  private readonly write_: (input: string) => Promise<void>;
+  private killWanted = false;
 
   constructor(spec: RunSpec) {
-    // node:child_process directly (execa cost ~1–2 ms per spawn in its option and stream handling).
-    // The whole environment is given (nothing inherited); the child leads its own session.
-    this.child = spawn(spec.file, spec.args, {
-      cwd: spec.cwd, env: spec.env, detached: true, windowsHide: true,
-      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    this.pid = this.child.pid ?? -1; // undefined: the spawn failed (ENOENT…), reported by 'error'
+    const h = viaStarter();
+    if (h) {
+      const c = h.startCommand(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdin: spec.stdin ?? null });
+      this.child = c;
+      this.write_ = (input) => c.write(input);
+    } else {
+      // node:child_process directly (execa cost ~1–2 ms per spawn in its option and stream handling).
+      // The whole environment is given (nothing inherited); the child leads its own session.
+      const c = spawn(spec.file, spec.args, {
+        cwd: spec.cwd, env: spec.env, detached: true, windowsHide: true,
+        stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
+      this.child = c;
+      this.pid = c.pid ?? -1; // undefined: the spawn failed (ENOENT…), reported by 'error'
+      if (spec.stdin !== undefined) c.stdin?.on('error', () => {});
+      if (typeof spec.stdin === 'string' && spec.stdin !== 'keep') c.stdin?.end(spec.stdin);
+      this.write_ = (input) => {
+        const s = c.stdin;
+        if (!s || s.destroyed || s.writableEnded) return Promise.reject(new Error('stdin is closed'));
+        return new Promise((resolve, reject) => s.write(input, (e) => (e ? reject(e) : resolve())));
+      };
+    }
     // stdout and stderr merged in arrival order.
     const onData = (chunk: Buffer) => { spec.capture.push(chunk); spec.onOutput?.(); };
     this.child.stdout?.on('data', onData);
     this.child.stderr?.on('data', onData);
-    if (typeof spec.stdin === 'string' && spec.stdin !== 'keep') {
-      this.child.stdin?.on('error', () => {});
-      this.child.stdin?.end(spec.stdin);
-    } else if (spec.stdin === 'keep') {
-      this.child.stdin?.on('error', () => {});
-    }
+    let spawnedNow: () => void = () => {};
+    this.spawned = this.pid > 0 || !h ? Promise.resolve() : new Promise((r) => { spawnedNow = r; });
+    this.child.on('spawn', () => {
+      if (h) this.pid = this.child.pid ?? -1;
+      spawnedNow();
+      // A kill asked for before the pid was known (through the starter): done now.
+      if (this.killWanted && this.pid > 0) killTree(this.pid);
+    });
     this.done = new Promise<Exit>((resolve) => {
       const settle = (exit_code: number | null, signal: string | null) => {
+        spawnedNow();
         if (this.exited) return;
         this.exited = { exit_code, signal, duration_ms: Date.now() - this.started };
         resolve(this.exited);
       };
       // 'close' comes after the exit and the end of both pipes (a `cmd &` child holding them open is waited for).
       this.child.on('close', (code, signal) => settle(signal ? null : code, signal));
-      // A spawn that failed (no such program, cwd gone): exit 127 like a shell.
-      this.child.on('error', () => { if (this.pid < 0) settle(127, null); });
+      // A spawn that failed (no such program, cwd gone): exit 127 like a shell. After a start, an
+      // error means the starter went away: it killed what it started, and the run ended killed.
+      this.child.on('error', (e) => {
+        if (this.exited) return;
+        spec.capture.push(Buffer.from(`toolgate: ${this.pid < 0 ? 'the command could not be started' : 'the command was ended'}: ${e.message}\n`));
+        settle(this.pid < 0 ? 127 : null, this.pid < 0 ? null : 'SIGKILL');
+      });
     });
   }
 
   /** Writes to stdin (only when it was kept open). */
   write(input: string): Promise<void> {
-    const s = this.child.stdin;
-    if (!s || s.destroyed || s.writableEnded) return Promise.reject(new Error('stdin is closed'));
-    return new Promise((resolve, reject) => s.write(input, (e) => (e ? reject(e) : resolve())));
+    return this.write_(input);
   }
 
+  /**
+   * Kills the tree from this server, also for a child of the starter: the descendants are found
+   * by parentage before the group dies (a kill sent to the starter as well would race that walk,
+   * and a setsid child orphaned by it would be missed).
+   */
   kill(): void {
-    if (this.pid > 0 && !this.exited) killTree(this.pid);
+    if (this.exited) return;
+    this.killWanted = true;
+    if (this.pid > 0) killTree(this.pid);
   }
 }

@@ -3,7 +3,7 @@
 // mix output, to hold a search past its time cap through the helper (stopped, killed), to leak
 // descriptors, processes or bytes on the protocol channel, and to make the helper run anything
 // but rg. Tests that need rg skip by name without it; those about the helper skip off Linux or
-// with TOOLGATE_RG_HELPER=off.
+// with TOOLGATE_STARTER=off.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
@@ -11,16 +11,16 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { CLI, Harness, tempDir, whileSwapping, withEngine } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
-import { helperPidForTests, resetRgHelperForTests, RG_STARTER_TITLE, spawnRg, type RgChild } from '../../src/tools/grep/rg-spawn.js';
+import { helperPidForTests, resetStarterForTests, STARTER_TITLE, spawnRg, type RgChild } from '../../src/tools/grep/rg-spawn.js';
 
 // These tests are about grep's ripgrep path: it runs even on these small trees (TOOLGATE_GREP_WALK_MAX=0;
 // servers spawned here inherit it).
 process.env.TOOLGATE_GREP_WALK_MAX = '0';
 const skipHelper = process.platform !== 'linux' ? 'the rg starter process is Linux only'
-  : /^(off|0|false|no|none)$/i.test(process.env.TOOLGATE_RG_HELPER?.trim() ?? '') ? 'TOOLGATE_RG_HELPER=off' : false;
+  : /^(off|0|false|no|none)$/i.test(process.env.TOOLGATE_STARTER?.trim() ?? '') ? 'TOOLGATE_STARTER=off' : false;
 
 // The server starts rg itself while it is small (HELPER_MIN_RSS): these tests are about the starter.
-if (!skipHelper) process.env.TOOLGATE_RG_HELPER = 'always';
+if (!skipHelper) process.env.TOOLGATE_STARTER = 'always';
 
 type GrepData = { engine: string; capped?: string | null; fallback_reason: string | null; counts?: { file: string; count: number }[]; matches?: { file: string; line: number; text: string }[]; files?: string[]; total_files: number };
 type Env = { ok: boolean; status?: string; data?: GrepData; error?: { code: string; message: string } };
@@ -127,7 +127,7 @@ for (const ending of ['stdin closed', 'SIGTERM', 'SIGKILL'] as const) test(`a re
   assert.equal((await grep({ pattern: 'needle', output_mode: 'count' })).engine, 'ripgrep');
   const serverPid = child.pid!;
   let helperPid = 0;
-  assert.ok(await until(() => { helperPid = childrenOf(serverPid).find((c) => c.cmd.includes(RG_STARTER_TITLE))?.pid ?? 0; return helperPid > 0; }), 'a starter process runs beside the server');
+  assert.ok(await until(() => { helperPid = childrenOf(serverPid).find((c) => c.cmd.includes(STARTER_TITLE))?.pid ?? 0; return helperPid > 0; }), 'a starter process runs beside the server');
   await sleep(300);
   for (let i = 0; i < 6; i++) {
     const r = await grep({ pattern: 'needle', output_mode: i % 2 ? 'count' : 'content', head_limit: 1000 });
@@ -169,7 +169,7 @@ for (const ending of ['stdin closed', 'SIGTERM', 'SIGKILL'] as const) test(`a re
 /** A fresh starter and a tree made by bigTree, or null (and the test skipped) without ripgrep. */
 async function rgTree(t: { skip(why: string): void; after(fn: () => void): void }, ...dims: number[]): Promise<{ dir: string } | null> {
   if (!(await locateRg())) { t.skip('needs ripgrep (rg) on PATH'); return null; }
-  resetRgHelperForTests();
+  resetStarterForTests();
   const d = tempDir('tg-review-spawn-');
   t.after(d.cleanup);
   bigTree(d.dir, ...dims);
@@ -228,7 +228,7 @@ test('300 greps and globs through the starter leave no descriptor open in the se
 
 test('the pin holds through the starter: a searched folder swapped for a link to an outside folder while greps and globs run never shows the outside folder (rg\'s cwd is /proc/<server pid>/fd/N, read by the starter\'s child)', { skip: skipHelper }, async (t) => {
   if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
-  resetRgHelperForTests();
+  resetStarterForTests();
   const d = tempDir('tg-review-spawn-');
   t.after(d.cleanup);
   const ws = path.join(d.dir, 'ws');
@@ -264,7 +264,7 @@ test('the pin holds through the starter: a searched folder swapped for a link to
 
 test('shell text in the pattern and in file names is never run: the starter runs rg with an argument list', { skip: skipHelper }, async (t) => {
   if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
-  resetRgHelperForTests();
+  resetStarterForTests();
   const d = tempDir('tg-review-spawn-');
   t.after(d.cleanup);
   const ws = path.join(d.dir, 'ws');
@@ -285,7 +285,7 @@ test('shell text in the pattern and in file names is never run: the starter runs
 });
 
 test('the starter\'s IPC channel cannot be opened through /proc by another process (a command the model runs)', { skip: skipHelper }, async () => {
-  resetRgHelperForTests();
+  resetStarterForTests();
   const hp = await helperPidForTests();
   assert.ok(hp);
   const channel = [...fdLinks(hp)].filter(([, l]) => l.startsWith('socket:'));
@@ -298,10 +298,10 @@ test('the starter\'s IPC channel cannot be opened through /proc by another proce
 
 for (const way of ['directly', 'through the starter'] as const) test(`a NUL byte in a grep pattern or glob (spawn refuses the argument), rg started ${way}: a clear answer from the built-in engine, never an internal error`, { skip: way === 'through the starter' ? skipHelper : false }, async (t) => {
   if (!(await locateRg())) return t.skip('needs ripgrep (rg) on PATH');
-  resetRgHelperForTests();
-  const saved = process.env.TOOLGATE_RG_HELPER;
-  if (way === 'directly') process.env.TOOLGATE_RG_HELPER = 'off';
-  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_RG_HELPER; else process.env.TOOLGATE_RG_HELPER = saved; });
+  resetStarterForTests();
+  const saved = process.env.TOOLGATE_STARTER;
+  if (way === 'directly') process.env.TOOLGATE_STARTER = 'off';
+  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_STARTER; else process.env.TOOLGATE_STARTER = saved; });
   const d = tempDir('tg-review-spawn-');
   t.after(d.cleanup);
   writeFileSync(path.join(d.dir, 'a.txt'), 'needle\n');
@@ -346,7 +346,7 @@ test('a stopped starter process (SIGSTOP) does not hold grep: it answers in seco
 });
 
 test('a starter stopped while rg runs: a kill (deadline, cancel) still ends the run in seconds, and rg is killed', { skip: skipHelper }, async () => {
-  resetRgHelperForTests();
+  resetStarterForTests();
   const hp = await helperPidForTests();
   assert.ok(hp);
   try {
@@ -406,4 +406,4 @@ test('the starter killed again and again while greps run: every answer is right,
   assert.deepEqual(direct.data?.counts, want.data?.counts);
 });
 
-test.after(() => resetRgHelperForTests());
+test.after(() => resetStarterForTests());

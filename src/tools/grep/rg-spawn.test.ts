@@ -5,13 +5,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../../testing/helpers.js';
-import { helperPidForTests, spawnRg, stopRgHelper, type RgChild } from './rg-spawn.js';
+import { helperPidForTests, spawnRg, stopStarter, type RgChild } from './rg-spawn.js';
 
 // Through the starter at any size of this process (it is used from HELPER_MIN_RSS up otherwise).
-if (process.env.TOOLGATE_RG_HELPER !== 'off') process.env.TOOLGATE_RG_HELPER = 'always';
+if (process.env.TOOLGATE_STARTER !== 'off') process.env.TOOLGATE_STARTER = 'always';
 const onLinux = process.platform === 'linux';
 const rg = spawnSync('rg', ['--version']).status === 0 ? 'rg' : null;
-const skipHelper = !onLinux ? 'the rg starter process is Linux only' : process.env.TOOLGATE_RG_HELPER === 'off' ? 'TOOLGATE_RG_HELPER=off' : false;
+const skipHelper = !onLinux ? 'the rg starter process is Linux only' : process.env.TOOLGATE_STARTER === 'off' ? 'TOOLGATE_STARTER=off' : false;
 
 function run(c: RgChild): Promise<{ out: Buffer; err: string; code: number | null; signal: string | null; error?: NodeJS.ErrnoException }> {
   const chunks: Buffer[] = [];
@@ -115,16 +115,16 @@ function parentOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-test('who starts rg: the starter with TOOLGATE_RG_HELPER=always, this process with off', { skip: skipHelper }, async (t) => {
+test('who starts rg: the starter with TOOLGATE_STARTER=always, this process with off', { skip: skipHelper }, async (t) => {
   const hp = await helperPidForTests();
   assert.ok(hp);
-  const saved = process.env.TOOLGATE_RG_HELPER;
-  t.after(() => { process.env.TOOLGATE_RG_HELPER = saved; });
+  const saved = process.env.TOOLGATE_STARTER;
+  t.after(() => { process.env.TOOLGATE_STARTER = saved; });
   for (const [setting, parent] of [['always', hp], ['off', process.pid]] as const) {
-    process.env.TOOLGATE_RG_HELPER = setting;
+    process.env.TOOLGATE_STARTER = setting;
     const c = spawnRg('sleep', ['30'], { cwd: '/', stderr: false });
     const pid = await new Promise<number>((r) => c.on('spawn', r));
-    assert.equal(parentOf(pid), parent, `TOOLGATE_RG_HELPER=${setting}`);
+    assert.equal(parentOf(pid), parent, `TOOLGATE_STARTER=${setting}`);
     const ended = run(c);
     c.kill();
     assert.equal((await ended).signal, 'SIGKILL');
@@ -174,7 +174,7 @@ test('a large server starting rg now and then starts it itself; one starting it 
   const script = path.join(d.dir, 'rate.mts');
   writeFileSync(script, `
 import { readFileSync } from 'node:fs';
-import { spawnRg, stopRgHelper, HELPER_MIN_RSS } from ${JSON.stringify(path.join(here, 'rg-spawn.ts'))};
+import { spawnRg, stopStarter, HELPER_MIN_RSS } from ${JSON.stringify(path.join(here, 'rg-spawn.ts'))};
 // A resident set past HELPER_MIN_RSS, touched so that it is resident.
 const big = Buffer.alloc(HELPER_MIN_RSS + 32 * 1024 * 1024, 1);
 const parent = (pid) => Number(readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')[1]);
@@ -193,10 +193,10 @@ for (let i = 0; i < 6; i++) { slow.push(await start()); await sleep(250); }
 const fast = await Promise.all(Array.from({ length: 25 }, start));
 for (let i = 0; i < 300; i++) { const p = await start(); fast.push(p); if (p !== process.pid) break; await sleep(50); }
 process.stderr.write(JSON.stringify({ me: process.pid, slow, fast, big: big.length }) + '\\n');
-stopRgHelper();
+stopStarter();
 `);
   const env = { ...process.env };
-  delete env.TOOLGATE_RG_HELPER;
+  delete env.TOOLGATE_STARTER;
   const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let err = '';
   child.stderr.on('data', (b) => { err += b; });
@@ -209,4 +209,4 @@ stopRgHelper();
   assert.notEqual(last, r.me, `a burst goes through the starter once it is ready: ${JSON.stringify(r.fast)}`);
 });
 
-test.after(() => stopRgHelper());
+test.after(() => stopStarter());

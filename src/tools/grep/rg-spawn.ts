@@ -1,44 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { Helper, type RgChild, type RgSpawnOptions } from './rg-starter.js';
+import type { RgChild, RgSpawnOptions } from '../../exec/starter.js';
+import { HELPER_MIN_RSS, readyHelper, starterLaunched, starterSetting } from '../../exec/starter-use.js';
 
-export { RG_STARTER_TITLE, HELPER_ANSWER_MS, type RgChild, type RgSpawnOptions } from './rg-starter.js';
-
-/**
- * Starting ripgrep without forking the server. On Linux, libuv starts a child with fork(), and a
- * fork copies the parent's page tables: measured here, 0.9 ms from a 46 MB Node process and
- * 3 ms from a 209 MB one, all of it on the server's only JavaScript thread. A server under load
- * holds 150–180 MB, and every grep and every glob of a large folder starts one rg. So rg is
- * started by a small helper process (plain Node, no toolgate code; 42 MB resident, ~7 MB of it its own), which hands the read
- * end of rg's stdout back over its IPC channel (SCM_RIGHTS): the server then reads rg's output
- * exactly as from a child of its own, and rg's start no longer blocks the server's thread.
- *
- * The helper is started once the server's resident set is at least HELPER_MIN_RSS and it starts
- * rg at least HELPER_MIN_RATE times a second (that start itself runs directly: no wait for the
- * helper); later ones go through it once it said it is ready. If it dies or is wedged, a new one is started (runs it had in flight end
- * with an error, and their callers fall back as for any rg failure); after MAX_HELPER_FAILURES rg
- * is started directly. TOOLGATE_RG_HELPER=off turns it off. Only on Linux.
- */
-
-let helper: Helper | null = null;
-let helperFailures = 0;
-/** After this many helpers died, rg is started directly for the rest of the process's life. */
-const MAX_HELPER_FAILURES = 3;
-
-function useHelper(): boolean {
-  if (process.platform !== 'linux') return false;
-  const s = process.env.TOOLGATE_RG_HELPER?.trim();
-  return !(s && /^(off|0|false|no|none)$/i.test(s));
-}
+export { STARTER_TITLE, HELPER_ANSWER_MS, type RgChild, type RgSpawnOptions } from '../../exec/starter.js';
+export { HELPER_MIN_RSS, helperPidForTests, stopStarter, resetStarterForTests } from '../../exec/starter-use.js';
 
 /**
- * Below this resident set the server starts rg itself: a fork from it costs about what the round
- * trip through the starter does (measured: grep on a 10-file folder 5.3 ms direct, 5.6 through the
- * starter at 77 MB; at 180 MB the starter saves 1.3–1.9 ms and all of the fork's 1.3 ms of the
- * server's CPU). A server that never grows this large never starts the starter.
- * TOOLGATE_RG_HELPER=always uses it at any size (tests).
+ * Starting ripgrep without forking the server: through the starter process (src/exec/starter-use.ts),
+ * which hands the read end of rg's stdout back over its IPC channel (SCM_RIGHTS), so the server
+ * reads rg's output exactly as from a child of its own. rg goes through it once the server's
+ * resident set is at least HELPER_MIN_RSS and it starts rg at least HELPER_MIN_RATE times a
+ * second (that start itself runs directly: no wait for the helper); later ones go through it
+ * once it said it is ready. A run whose starter died or was wedged ends with an error, and its
+ * caller falls back as for any rg failure.
  */
-export const HELPER_MIN_RSS = 96 * 1024 * 1024;
 
 /**
  * rg starts per second from which the starter is worth launching. Launching it costs a Node
@@ -54,31 +30,16 @@ export const HELPER_MIN_RATE = 20;
 let windowStart = 0;
 let windowStarts = 0;
 
-/** Whether this rg start should go through the starter: a big server starting rg often (or TOOLGATE_RG_HELPER=always). */
+/** Whether this rg start should go through the starter: a big server starting rg often (or TOOLGATE_STARTER=always). */
 function worthTheStarter(): boolean {
-  if (/^always$/i.test(process.env.TOOLGATE_RG_HELPER?.trim() ?? '')) return true;
+  const setting = starterSetting();
+  if (setting !== 'auto') return setting === 'always';
   if (process.memoryUsage.rss() < HELPER_MIN_RSS) return false;
   // Once launched (or launching), the starter is used whatever the rate.
-  if (helper && !helper.dead) return true;
+  if (starterLaunched()) return true;
   const now = Date.now();
   if (now - windowStart >= 1000) { windowStart = now; windowStarts = 0; }
   return ++windowStarts >= HELPER_MIN_RATE;
-}
-
-/** The running, ready helper; starts one when there is none (and answers null until it is ready). */
-function readyHelper(): Helper | null {
-  if (!useHelper() || helperFailures >= MAX_HELPER_FAILURES) return null;
-  if (helper && !helper.dead) return helper.ready ? helper : null;
-  try {
-    const h: Helper = new Helper((unexpected) => {
-      if (unexpected) helperFailures++;
-      if (helper === h) helper = null;
-    });
-    helper = h;
-  } catch {
-    helperFailures++;
-  }
-  return null;
 }
 
 /** Starts rg (through the helper when it is ready, else directly) with stdout a pipe to this process. */
@@ -116,30 +77,6 @@ function refused(e: NodeJS.ErrnoException): RgChild {
   const r = Object.assign(new EventEmitter(), { pid: undefined, stdout: new EventEmitter(), stderr: null, kill: () => {} });
   process.nextTick(() => r.emit('error', err));
   return r as unknown as RgChild;
-}
-
-/** For tests: the helper's pid once it is ready (starting it if needed), or null when it is not used. */
-export async function helperPidForTests(timeoutMs = 10_000): Promise<number | null> {
-  if (!useHelper()) return null;
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const h = readyHelper();
-    if (h) return h.proc.pid ?? null;
-    if (Date.now() > until || helperFailures >= MAX_HELPER_FAILURES) return null;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Stops the helper (tests; a server's exit ends it by closing the channel). */
-export function stopRgHelper(): void {
-  helper?.stop();
-  helper = null;
-}
-
-/** Tests: stops the helper and forgets how many died, as in a fresh process. */
-export function resetRgHelperForTests(): void {
-  stopRgHelper();
-  helperFailures = 0;
 }
 
 /** The fallback reason for an rg that did not start or whose starter went away (EHELPER: its own words). */

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
+import { killTree } from './kill.js';
 
 /**
- * The rg starter process itself (its program, run with `node -e`) and the server's side of its
- * channel: one HelperChild per rg it started. When and whether it is used: rg-spawn.ts.
+ * The starter process itself (its program, run with `node -e`) and the server's side of its
+ * channel: one HelperChild per rg or command it started. When and whether it is used:
+ * starter-use.ts (lifecycle, commands) and src/tools/grep/rg-spawn.ts (rg).
  */
 
 /** What callers use of a started rg: the subset of ChildProcess they need. */
@@ -20,6 +22,14 @@ export interface RgChild {
   on(ev: 'spawn', cb: (pid: number) => void): this;
 }
 
+/** A command started through the helper (run.ts): its own session, this environment, these stdin bytes. */
+export interface CommandSpawnOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** Text written to stdin, then closed; 'keep' leaves it open (write()); null: no stdin. */
+  stdin: string | 'keep' | null;
+}
+
 export interface RgSpawnOptions {
   /** rg's working directory. Never a /proc/self path: the helper would read its own. */
   cwd: string;
@@ -28,41 +38,57 @@ export interface RgSpawnOptions {
 }
 
 /** How the helper shows in ps and /proc/PID/cmdline. */
-export const RG_STARTER_TITLE = 'toolgate-rg-starter';
+export const STARTER_TITLE = 'toolgate-starter';
 
-// The helper's whole program, run with `node -e`: it starts what it is told with stdout a pipe
-// it never reads (the read end goes to the server), collects stderr, and reports the exit. When
-// the server goes away (its end of the channel closes), it kills what it started and exits.
+// The helper's whole program, run with `node -e`. For rg (`spawn`) it starts the program with
+// stdout a pipe it never reads (the read end goes to the server), collects stderr and reports the
+// exit. For a command (`cmd`) it starts it in its own session with the given environment and
+// hands both output pipes to the server; stdin is written for the server (`write`). When the
+// server goes away (its end of the channel closes), it kills what it started and exits.
 const HELPER_SOURCE = String.raw`
 'use strict';
-process.title = ${JSON.stringify(RG_STARTER_TITLE)};
+process.title = ${JSON.stringify(STARTER_TITLE)};
 const { spawn } = require('node:child_process');
 const kids = new Map();
 const STDERR_MAX = 65536;
+const alive = (k) => k.exitCode === null && k.signalCode === null;
+// A command leads its own process group: the group goes with it.
+const kill = (k) => { if (k.group) { try { process.kill(-k.pid, 'SIGKILL'); } catch {} } try { k.kill('SIGKILL'); } catch {} };
 process.on('message', (m) => {
   if (!m || typeof m !== 'object') return;
-  if (m.t === 'kill') { const k = kids.get(m.id); if (k && k.exitCode === null && k.signalCode === null) k.kill('SIGKILL'); return; }
-  if (m.t !== 'spawn') return;
+  const k = kids.get(m.id);
+  if (m.t === 'kill') { if (k && alive(k)) kill(k); return; }
+  if (m.t === 'write') {
+    const s = k && k.stdin;
+    if (!s || s.destroyed || s.writableEnded) { process.send({ t: 'wrote', id: m.id, n: m.n, error: 'stdin is closed' }); return; }
+    s.write(m.data, (e) => process.send({ t: 'wrote', id: m.id, n: m.n, error: e ? String(e.message) : null }));
+    return;
+  }
+  if (m.t !== 'spawn' && m.t !== 'cmd') return;
+  const cmd = m.t === 'cmd';
   let child;
   try {
-    child = spawn(m.bin, m.args, { cwd: m.cwd, stdio: ['ignore', 'pipe', m.stderr ? 'pipe' : 'ignore'] });
+    child = cmd
+      ? spawn(m.bin, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [m.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+      : spawn(m.bin, m.args, { cwd: m.cwd, stdio: ['ignore', 'pipe', m.stderr ? 'pipe' : 'ignore'] });
   } catch (e) {
     process.send({ t: 'error', id: m.id, code: e.code || 'EINVAL', message: String(e.message) });
     return;
   }
-  // Node starts reading a child's stdout at once; stop it in this same turn (nothing is read
-  // before the event loop runs again), so that every byte rg writes reaches the server.
+  // Node starts reading a child's output at once; stop it in this same turn (nothing is read
+  // before the event loop runs again), so that every byte reaches the server.
   if (child.stdout._handle) child.stdout._handle.readStop();
+  if (cmd && child.stderr._handle) child.stderr._handle.readStop();
   let err = '';
   let exit = null;
-  let errDone = !child.stderr;
+  let errDone = cmd || !child.stderr;
   let failed = false;
   const done = () => {
     if (failed || !exit || !errDone) return;
     kids.delete(m.id);
     process.send({ t: 'exit', id: m.id, code: exit[0], signal: exit[1], stderr: err });
   };
-  if (child.stderr) {
+  if (!cmd && child.stderr) {
     child.stderr.on('data', (c) => { if (err.length < STDERR_MAX) err += c.toString('utf8'); });
     child.stderr.on('close', () => { errDone = true; done(); });
   }
@@ -71,16 +97,23 @@ process.on('message', (m) => {
     failed = true;
     kids.delete(m.id);
     try { child.stdout.destroy(); } catch {}
+    try { if (cmd) child.stderr.destroy(); } catch {}
     process.send({ t: 'error', id: m.id, code: e.code || 'EIO', message: String(e.message) });
   });
   child.on('exit', (code, signal) => { exit = [code, signal]; done(); });
   if (child.pid === undefined) return;
+  child.group = cmd;
   kids.set(m.id, child);
-  // The pipe's read end leaves with this message; this process's copy is closed once it is sent.
+  if (cmd && child.stdin) {
+    child.stdin.on('error', () => {});
+    if (typeof m.stdin === 'string' && m.stdin !== 'keep') child.stdin.end(m.stdin);
+  }
+  // The pipes' read ends leave with these messages; this process's copies are closed once sent.
   process.send({ t: 'spawned', id: m.id, pid: child.pid }, child.stdout);
+  if (cmd) process.send({ t: 'stderr', id: m.id }, child.stderr);
 });
 process.on('disconnect', () => {
-  for (const k of kids.values()) { try { k.kill('SIGKILL'); } catch {} }
+  for (const k of kids.values()) kill(k);
   process.exit(0);
 });
 process.send({ t: 'ready' });
@@ -102,7 +135,9 @@ type HelperMsg =
   | { t: 'ready' }
   | { t: 'spawned'; id: number; pid: number }
   | { t: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null; stderr: string }
-  | { t: 'error'; id: number; code: string; message: string };
+  | { t: 'error'; id: number; code: string; message: string }
+  | { t: 'stderr'; id: number }
+  | { t: 'wrote'; id: number; n: number; error: string | null };
 
 export class HelperChild extends EventEmitter implements RgChild {
   pid: number | undefined;
@@ -110,17 +145,49 @@ export class HelperChild extends EventEmitter implements RgChild {
   readonly stderr: EventEmitter | null;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private outDone = false;
+  /** A command's stderr is a pipe of its own (handed over after stdout); rg's arrives as text with the exit. */
+  private errDone: boolean;
   private ended = false;
+  private writes = new Map<number, (error: string | null) => void>();
+  private nextWrite = 1;
   /** rg's stdout, once it arrived. */
   socket: Socket | null = null;
   killed = false;
   /** Runs out when the helper owes an answer for too long (HELPER_ANSWER_MS). */
   private owed: NodeJS.Timeout | null = null;
 
-  constructor(readonly id: number, private readonly h: Helper, wantStderr: boolean) {
+  errSocket: Socket | null = null;
+
+  constructor(readonly id: number, private readonly h: Helper, wantStderr: boolean, readonly command = false) {
     super();
-    this.stderr = wantStderr ? new EventEmitter() : null;
+    this.stderr = wantStderr || command ? new EventEmitter() : null;
+    this.errDone = !command;
     this.expectAnswer();
+  }
+
+  /** Writes to a command's stdin (started with stdin 'keep'), through the helper. */
+  write(data: string): Promise<void> {
+    if (this.ended || this.exit) return Promise.reject(new Error('stdin is closed'));
+    const n = this.nextWrite++;
+    return new Promise((resolve, reject) => {
+      this.writes.set(n, (error) => (error ? reject(new Error(error)) : resolve()));
+      this.h.send({ t: 'write', id: this.id, n, data });
+    });
+  }
+
+  onWrote(n: number, error: string | null): void {
+    const w = this.writes.get(n);
+    this.writes.delete(n);
+    w?.(error);
+  }
+
+  /** A command's stderr pipe. */
+  onStderr(socket: Socket | undefined): void {
+    if (!socket) { this.errDone = true; this.settle(); return; }
+    this.errSocket = socket;
+    socket.on('data', (c: Buffer) => this.stderr?.emit('data', c));
+    socket.on('error', () => { /* ends in close */ });
+    socket.on('close', () => { this.errDone = true; this.settle(); });
   }
 
   kill(): void {
@@ -173,13 +240,21 @@ export class HelperChild extends EventEmitter implements RgChild {
     this.stopWaiting();
     this.h.forget(this.id);
     // rg may still run (its helper died): its open stdout proves it has not exited, so its pid is still its own.
-    if (this.socket && !this.outDone && this.pid) { try { process.kill(this.pid, 'SIGKILL'); } catch { /* gone */ } }
+    if (this.socket && !this.outDone && this.pid) {
+      if (this.command) killTree(this.pid);
+      else try { process.kill(this.pid, 'SIGKILL'); } catch { /* gone */ }
+    }
     this.socket?.destroy();
+    this.errSocket?.destroy();
+    for (const w of this.writes.values()) w(message);
+    this.writes.clear();
     this.emit('error', Object.assign(new Error(message), { code }));
   }
 
   private settle(): void {
-    if (this.ended || !this.exit || !this.outDone) return;
+    if (this.ended || !this.exit || !this.outDone || !this.errDone) return;
+    for (const w of this.writes.values()) w('stdin is closed');
+    this.writes.clear();
     this.ended = true;
     this.stopWaiting();
     this.h.forget(this.id);
@@ -217,6 +292,8 @@ export class Helper {
     if (m.t === 'spawned') run.onSpawned(m.pid, handle);
     else if (m.t === 'exit') run.onExit(m.code, m.signal, m.stderr);
     else if (m.t === 'error') run.fail(m.code, m.message);
+    else if (m.t === 'stderr') run.onStderr(handle);
+    else if (m.t === 'wrote') run.onWrote(m.n, m.error);
   }
 
   start(bin: string, args: string[], o: RgSpawnOptions): HelperChild {
@@ -225,6 +302,15 @@ export class Helper {
     // While a run is in flight the channel keeps the event loop alive (its answer must arrive).
     if (this.runs.size === 1) this.proc.channel?.ref();
     this.send({ t: 'spawn', id: run.id, bin, args, cwd: o.cwd, stderr: o.stderr });
+    return run;
+  }
+
+  /** Starts a command in its own session; both output pipes come back (run.ts reads them as from its own child). */
+  startCommand(bin: string, args: string[], o: CommandSpawnOptions): HelperChild {
+    const run = new HelperChild(this.nextId++, this, true, true);
+    this.runs.set(run.id, run);
+    if (this.runs.size === 1) this.proc.channel?.ref();
+    this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin });
     return run;
   }
 
@@ -245,7 +331,7 @@ export class Helper {
     this.dead = true;
     this.ready = false;
     this.onDie(!this.stopping);
-    const why = this.silent ? `ripgrep's starter process did not answer for ${HELPER_ANSWER_MS / 1000} s (stopped?) and was killed` : 'ripgrep\'s starter process exited while ripgrep ran';
+    const why = this.silent ? `the starter process (${STARTER_TITLE}) did not answer for ${HELPER_ANSWER_MS / 1000} s (stopped?) and was killed` : `the starter process (${STARTER_TITLE}) exited while what it started ran`;
     for (const run of [...this.runs.values()]) queueMicrotask(() => run.fail('EHELPER', why));
     try { this.proc.kill('SIGKILL'); } catch { /* gone */ }
   }
