@@ -34,9 +34,9 @@ let windowStarts = 0;
 function worthTheStarter(): boolean {
   const setting = starterSetting();
   if (setting !== 'auto') return setting === 'always';
-  if (process.memoryUsage.rss() < HELPER_MIN_RSS) return false;
-  // Once launched (or launching), the starter is used whatever the rate.
+  // Once launched (or launching, by rg or a command), the starter is used whatever the rate and size.
   if (starterLaunched()) return true;
+  if (process.memoryUsage.rss() < HELPER_MIN_RSS) return false;
   const now = Date.now();
   if (now - windowStart >= 1000) { windowStart = now; windowStarts = 0; }
   return ++windowStarts >= HELPER_MIN_RATE;
