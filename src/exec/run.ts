@@ -61,6 +61,7 @@ export class Running {
   private readonly child: ChildLike;
   private readonly write_: (input: string) => Promise<void>;
   private killWanted = false;
+  private onKill: () => void = () => {};
 
   constructor(spec: RunSpec) {
     const h = viaStarter();
@@ -68,6 +69,7 @@ export class Running {
       const c = h.startCommand(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdin: spec.stdin ?? null });
       this.child = c;
       this.write_ = (input) => c.write(input);
+      this.onKill = () => c.killedByServer();
     } else {
       // node:child_process directly (execa cost ~1–2 ms per spawn in its option and stream handling).
       // The whole environment is given (nothing inherited); the child leads its own session.
@@ -130,5 +132,7 @@ export class Running {
     if (this.exited) return;
     this.killWanted = true;
     if (this.pid > 0) killTree(this.pid);
+    // Through the starter: its report of the exit is now owed (a stopped starter is killed after HELPER_ANSWER_MS).
+    this.onKill();
   }
 }

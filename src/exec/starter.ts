@@ -198,6 +198,22 @@ export class HelperChild extends EventEmitter implements RgChild {
     this.expectAnswer();
   }
 
+  /**
+   * A command killed by the server itself (run.ts, killTree): the helper now owes its exit (a
+   * SIGKILLed leader is reaped at once). A stopped helper would otherwise hold the run, its
+   * timeout and the session's close forever.
+   */
+  killedByServer(): void {
+    if (this.killed || this.ended || this.exit) return;
+    this.killed = true;
+    this.expectAnswer();
+  }
+
+  /** Whether the helper reported the exit of what it started (its pid is then no longer its own). */
+  get exitKnown(): boolean {
+    return this.exit !== null;
+  }
+
   /** The helper owes an answer: rg's start (no pid yet) or, once killed, its exit. */
   private owes(): boolean {
     return !this.ended && (this.pid === undefined || (this.killed && !this.exit));

@@ -1,0 +1,46 @@
+// Review of the starter process for commands (src/exec/starter.ts, starter-use.ts, run.ts): a
+// command (the model) stopping the starter, flooding it, or getting the server to kill by a pid
+// the starter already reaped.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { helperPidForTests, resetStarterForTests } from '../../src/exec/starter-use.js';
+
+// Through the starter at any size of this process.
+if (process.env.TOOLGATE_STARTER !== 'off') process.env.TOOLGATE_STARTER = 'always';
+const skip = process.platform !== 'linux' ? 'the starter process is Linux only' : process.env.TOOLGATE_STARTER === 'off' ? 'TOOLGATE_STARTER=off' : false;
+const policy = (backend: string) => policyFromYaml(`sandbox: { backend: ${backend} }\nrules:\n  - tool: run_command\n    decision: allow\n  - tool: process_write\n    decision: allow\n  - tool: process_output\n    decision: allow\n  - tool: process_kill\n    decision: allow\n`);
+const alive = (pid: number) => { try { process.kill(pid, 0); return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')); } catch { return false; } };
+/** `p`, or 'hung' after `ms`. */
+const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'hung'>((r) => setTimeout(() => r('hung'), ms).unref())]);
+type Env = { ok: boolean; data?: unknown; error?: { code: string; message: string } };
+
+test('starter: a command that stops its starter (sandbox none) does not outlast its timeout; the stopped starter is replaced', { skip }, async (t) => {
+  const { dir, cleanup } = tempDir('tg-review-starter-');
+  const h = new Harness([dir], { policy: policy('none') });
+  const starter = (await helperPidForTests())!;
+  t.after(() => { try { process.kill(starter, 'SIGKILL'); } catch { /* gone */ } h.close(); cleanup(); resetStarterForTests(); });
+  const r = await within(h.call('run_command', { command: 'sleep 0.3; kill -STOP $PPID; sleep 60', timeout_ms: 1000 }), 15_000);
+  assert.notEqual(r, 'hung', 'run_command returned within its timeout and the starter\'s answer time');
+  assert.equal((r as Env).error?.code, 'Timeout', JSON.stringify(r));
+  assert.equal(alive(starter), false, 'the stopped starter was killed');
+  const next = await h.call('run_command', { command: 'echo after' });
+  assert.equal((next.data as { output: string }).output.trim(), 'after');
+});
+
+test('starter: process_kill of a background command whose starter is stopped ends the run (the session can close)', { skip }, async (t) => {
+  const { dir, cleanup } = tempDir('tg-review-starter-');
+  const h = new Harness([dir], { policy: policy('none') });
+  const starter = (await helperPidForTests())!;
+  t.after(() => { try { process.kill(starter, 'SIGKILL'); } catch { /* gone */ } h.close(); cleanup(); resetStarterForTests(); });
+  const bg = await h.call('run_command', { command: 'sleep 0.3; kill -STOP $PPID; sleep 60', background: true });
+  const id = (bg.data as { id: string }).id;
+  const stopped = () => { try { return /^State:\s+T/m.test(readFileSync(`/proc/${starter}/status`, 'utf8')); } catch { return false; } };
+  for (let i = 0; i < 100 && !stopped(); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(stopped(), 'the command stopped its starter');
+  const k = await within(h.call('process_kill', { id }), 15_000);
+  assert.notEqual(k, 'hung');
+  const out = await h.call('process_output', { id, wait_ms: 5000 });
+  assert.equal((out.data as { status: string }).status, 'killed', JSON.stringify(out));
+});
