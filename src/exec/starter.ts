@@ -361,7 +361,12 @@ export class Helper {
 
   /** A run waited too long for an answer: the helper is wedged; it is killed and counts as died. */
   unresponsive(): void {
+    if (this.dead) return;
     this.silent = true;
+    // Still this server's unreaped child (stopped, starved): what it started is found by parentage
+    // now, before it dies and they are orphaned — also a command it forked but never reported
+    // (its pid unknown here; a command under sandbox none can stop its starter that early).
+    if (this.proc.pid) killTree(this.proc.pid);
     this.die();
   }
 }

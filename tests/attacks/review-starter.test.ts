@@ -3,7 +3,7 @@
 // the starter already reaped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { helperPidForTests, resetStarterForTests } from '../../src/exec/starter-use.js';
 
@@ -43,4 +43,24 @@ test('starter: process_kill of a background command whose starter is stopped end
   assert.notEqual(k, 'hung');
   const out = await h.call('process_output', { id, wait_ms: 5000 });
   assert.equal((out.data as { status: string }).status, 'killed', JSON.stringify(out));
+});
+
+test('starter: a command that stops its starter before the starter reported it (sandbox none) does not run on untracked once the start failed', { skip }, async (t) => {
+  const { dir, cleanup } = tempDir('tg-review-starter-');
+  const h = new Harness([dir], { policy: policy('none') });
+  const starter = (await helperPidForTests())!;
+  t.after(() => { try { process.kill(starter, 'SIGKILL'); } catch { /* gone */ } h.close(); cleanup(); resetStarterForTests(); });
+  // The starter sends 'spawned' a moment after the fork; bash stops it first often enough: retried.
+  const marker = `tgrevstarter${process.pid}early`;
+  let failed: Env | null = null;
+  for (let i = 0; i < 3 && !failed; i++) {
+    const r = await h.call('run_command', { command: `kill -STOP $PPID; exec -a ${marker} sleep 60`, timeout_ms: 20_000 });
+    if ((r.error?.details as { exit_code?: number } | undefined)?.exit_code === 127) failed = r;
+    else await h.call('run_command', { command: 'true' }); // a fresh starter
+  }
+  if (!failed) return t.skip('the starter reported the start before the command stopped it');
+  assert.match(failed.error!.message, /could not be started/);
+  const left = () => readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => { try { return readFileSync(`/proc/${e}/cmdline`, 'utf8').startsWith(marker); } catch { return false; } });
+  for (let i = 0; i < 50 && left().length; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(left(), [], 'the command the stopped starter had started was killed with it');
 });
