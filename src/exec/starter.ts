@@ -43,7 +43,7 @@ export const STARTER_TITLE = 'toolgate-starter';
 // The helper's whole program, run with `node -e`. For rg (`spawn`) it starts the program with
 // stdout a pipe it never reads (the read end goes to the server), collects stderr and reports the
 // exit. For a command (`cmd`) it starts it in its own session with the given environment and
-// hands both output pipes to the server; stdin is written for the server (`write`). When the
+// hands both output pipes to the server; stdin is written for the server (`write`, in chunks; `end`). When the
 // server goes away (its end of the channel closes), it kills what it started and exits.
 const HELPER_SOURCE = String.raw`
 'use strict';
@@ -58,10 +58,17 @@ process.on('message', (m) => {
   if (!m || typeof m !== 'object') return;
   const k = kids.get(m.id);
   if (m.t === 'kill') { if (k && alive(k)) kill(k); return; }
+  // stdin comes in base64 chunks, one at a time per command (the server waits for 'wrote'): this
+  // process's small heap never holds more than a chunk of it.
   if (m.t === 'write') {
     const s = k && k.stdin;
     if (!s || s.destroyed || s.writableEnded) { process.send({ t: 'wrote', id: m.id, n: m.n, error: 'stdin is closed' }); return; }
-    s.write(m.data, (e) => process.send({ t: 'wrote', id: m.id, n: m.n, error: e ? String(e.message) : null }));
+    s.write(Buffer.from(String(m.data), 'base64'), (e) => process.send({ t: 'wrote', id: m.id, n: m.n, error: e ? String(e.message) : null }));
+    return;
+  }
+  if (m.t === 'end') {
+    const s = k && k.stdin;
+    if (s && !s.destroyed && !s.writableEnded) s.end();
     return;
   }
   if (m.t !== 'spawn' && m.t !== 'cmd') return;
@@ -104,10 +111,7 @@ process.on('message', (m) => {
   if (child.pid === undefined) return;
   child.group = cmd;
   kids.set(m.id, child);
-  if (cmd && child.stdin) {
-    child.stdin.on('error', () => {});
-    if (typeof m.stdin === 'string' && m.stdin !== 'keep') child.stdin.end(m.stdin);
-  }
+  if (cmd && child.stdin) child.stdin.on('error', () => {});
   // The pipes' read ends leave with these messages; this process's copies are closed once sent.
   process.send({ t: 'spawned', id: m.id, pid: child.pid }, child.stdout);
   if (cmd) process.send({ t: 'stderr', id: m.id }, child.stderr);
@@ -127,6 +131,9 @@ process.send({ t: 'ready' });
  * milliseconds.
  */
 export const HELPER_ANSWER_MS = 3000;
+
+/** Bytes of stdin per 'write' message (sent base64); one in flight per command. */
+const STDIN_CHUNK = 48 * 1024;
 
 /** Settings of the helper's own Node: a small heap (it holds no data) keeps its footprint small. */
 const HELPER_NODE_ARGS = ['--max-old-space-size=24', '--max-semi-space-size=1'];
@@ -148,7 +155,10 @@ export class HelperChild extends EventEmitter implements RgChild {
   /** A command's stderr is a pipe of its own (handed over after stdout); rg's arrives as text with the exit. */
   private errDone: boolean;
   private ended = false;
-  private writes = new Map<number, (error: string | null) => void>();
+  /** stdin not yet written, in order: chunks of writes, and its end. */
+  private stdinQueue: ({ buf: Buffer; off: number; done: (error: string | null) => void } | { end: true })[] = [];
+  /** The chunk the helper is writing: its number and what its answer settles. */
+  private inFlight: { n: number; last: boolean; done: (error: string | null) => void } | null = null;
   private nextWrite = 1;
   /** rg's stdout, once it arrived. */
   socket: Socket | null = null;
@@ -168,17 +178,57 @@ export class HelperChild extends EventEmitter implements RgChild {
   /** Writes to a command's stdin (started with stdin 'keep'), through the helper. */
   write(data: string): Promise<void> {
     if (this.ended || this.exit) return Promise.reject(new Error('stdin is closed'));
-    const n = this.nextWrite++;
     return new Promise((resolve, reject) => {
-      this.writes.set(n, (error) => (error ? reject(new Error(error)) : resolve()));
-      this.h.send({ t: 'write', id: this.id, n, data });
+      this.stdinQueue.push({ buf: Buffer.from(data, 'utf8'), off: 0, done: (error) => (error ? reject(new Error(error)) : resolve()) });
+      this.pumpStdin();
     });
   }
 
+  /** Closes a command's stdin once everything queued before is written. */
+  endStdin(): void {
+    this.stdinQueue.push({ end: true });
+    this.pumpStdin();
+  }
+
+  /** Sends the next stdin chunk once the helper wrote the last one (its heap is 24 MB: a 10 MB stdin at once killed it). */
+  private pumpStdin(): void {
+    while (!this.inFlight && !this.ended && this.stdinQueue.length) {
+      const head = this.stdinQueue[0]!;
+      if ('end' in head) {
+        this.stdinQueue.shift();
+        this.h.send({ t: 'end', id: this.id });
+        continue;
+      }
+      const chunk = head.buf.subarray(head.off, head.off + STDIN_CHUNK);
+      head.off += chunk.length;
+      const last = head.off >= head.buf.length;
+      if (last) this.stdinQueue.shift();
+      const n = this.nextWrite++;
+      this.inFlight = { n, last, done: head.done };
+      this.h.send({ t: 'write', id: this.id, n, data: chunk.toString('base64') });
+    }
+  }
+
   onWrote(n: number, error: string | null): void {
-    const w = this.writes.get(n);
-    this.writes.delete(n);
-    w?.(error);
+    const w = this.inFlight;
+    if (!w || w.n !== n) return;
+    this.inFlight = null;
+    if (error) {
+      // The rest of that write is dropped; what was queued after it still goes (as a stream would).
+      const head = this.stdinQueue[0];
+      if (!w.last && head && 'buf' in head && head.done === w.done) this.stdinQueue.shift();
+      w.done(error);
+    } else if (w.last) w.done(null);
+    this.pumpStdin();
+  }
+
+  /** Settles every write not yet done with `error`. */
+  private dropWrites(error: string): void {
+    const w = this.inFlight;
+    this.inFlight = null;
+    if (w) w.done(error);
+    for (const q of this.stdinQueue) if ('buf' in q && q.done !== w?.done) q.done(error);
+    this.stdinQueue = [];
   }
 
   /** A command's stderr pipe. */
@@ -262,15 +312,13 @@ export class HelperChild extends EventEmitter implements RgChild {
     }
     this.socket?.destroy();
     this.errSocket?.destroy();
-    for (const w of this.writes.values()) w(message);
-    this.writes.clear();
+    this.dropWrites(message);
     this.emit('error', Object.assign(new Error(message), { code }));
   }
 
   private settle(): void {
     if (this.ended || !this.exit || !this.outDone || !this.errDone) return;
-    for (const w of this.writes.values()) w('stdin is closed');
-    this.writes.clear();
+    this.dropWrites('stdin is closed');
     this.ended = true;
     this.stopWaiting();
     this.h.forget(this.id);
@@ -326,7 +374,12 @@ export class Helper {
     const run = new HelperChild(this.nextId++, this, true, true);
     this.runs.set(run.id, run);
     if (this.runs.size === 1) this.proc.channel?.ref();
-    this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin });
+    this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin === null ? null : 'pipe' });
+    // Text for stdin goes in chunks like process_write's, then stdin is closed.
+    if (o.stdin !== null && o.stdin !== 'keep') {
+      run.write(o.stdin).catch(() => { /* the command closed its stdin or ended: as with a pipe of this server's */ });
+      run.endStdin();
+    }
     return run;
   }
 

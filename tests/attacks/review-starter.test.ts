@@ -64,3 +64,32 @@ test('starter: a command that stops its starter before the starter reported it (
   for (let i = 0; i < 50 && left().length; i++) await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(left(), [], 'the command the stopped starter had started was killed with it');
 });
+
+test('starter: a 10 MB stdin (the most run_command takes) and a flood of process_write do not kill the starter, nor the other sessions\' commands it runs', { skip }, async (t) => {
+  const { dir, cleanup } = tempDir('tg-review-starter-');
+  const h = new Harness([dir], { policy: policy('none') });
+  const other = new Harness([dir], { policy: policy('none') });
+  t.after(() => { h.close(); other.close(); cleanup(); resetStarterForTests(); });
+  const starter = (await helperPidForTests())!;
+  const bystander = await other.call('run_command', { command: 'sleep 60', background: true });
+  const bid = (bystander.data as { id: string }).id;
+  // Multi-byte characters across every chunk boundary arrive whole.
+  const stdin = 'a'.repeat(7_000_000) + '\u{1F600}é'.repeat(1_000_000);
+  const r = await h.call('run_command', { command: 'wc -c', stdin });
+  assert.equal((r.data as { output?: string } | undefined)?.output?.trim(), String(Buffer.byteLength(stdin)), JSON.stringify(r).slice(0, 600));
+  const ctl = await h.call('run_command', { command: 'od -An -c | head -1', stdin: '\u0001'.repeat(3_000_000) });
+  assert.equal(ctl.ok, true, JSON.stringify(ctl).slice(0, 600));
+  // A process that never reads its stdin, and 30 writes of 1 MB at once: they wait in the server.
+  const bg = await h.call('run_command', { command: 'sleep 60', background: true });
+  const id = (bg.data as { id: string }).id;
+  const big = 'x'.repeat(1024 * 1024);
+  const writes = Array.from({ length: 30 }, () => h.call('process_write', { id, input: big }));
+  await new Promise((res) => setTimeout(res, 1500));
+  assert.equal(alive(starter), true, 'the starter is alive');
+  const o = await other.call('process_output', { id: bid });
+  assert.equal((o.data as { status: string }).status, 'running', JSON.stringify(o));
+  await h.call('process_kill', { id });
+  const ended = await within(Promise.all(writes), 10_000);
+  assert.notEqual(ended, 'hung', 'the writes waiting for a killed process end');
+  await other.call('process_kill', { id: bid });
+});
