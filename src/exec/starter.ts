@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import { killTree } from './kill.js';
+import { killTree, procStartTime } from './kill.js';
 
 /**
  * The starter process itself (its program, run with `node -e`) and the server's side of its
@@ -113,7 +113,11 @@ process.on('message', (m) => {
   kids.set(m.id, child);
   if (cmd && child.stdin) child.stdin.on('error', () => {});
   // The pipes' read ends leave with these messages; this process's copies are closed once sent.
-  process.send({ t: 'spawned', id: m.id, pid: child.pid }, child.stdout);
+  // Its start time (/proc/PID/stat), read before this process can have reaped it: the server tells
+  // by it whether the pid is still this child's when it kills (the exit is reported a message later).
+  let start = null;
+  if (cmd) { try { const st = require('node:fs').readFileSync('/proc/' + child.pid + '/stat', 'utf8'); start = st.slice(st.lastIndexOf(')') + 2).split(' ')[19] || null; } catch {} }
+  process.send({ t: 'spawned', id: m.id, pid: child.pid, start }, child.stdout);
   if (cmd) process.send({ t: 'stderr', id: m.id }, child.stderr);
 });
 process.on('disconnect', () => {
@@ -140,7 +144,7 @@ const HELPER_NODE_ARGS = ['--max-old-space-size=24', '--max-semi-space-size=1'];
 
 type HelperMsg =
   | { t: 'ready' }
-  | { t: 'spawned'; id: number; pid: number }
+  | { t: 'spawned'; id: number; pid: number; start?: string | null }
   | { t: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null; stderr: string }
   | { t: 'error'; id: number; code: string; message: string }
   | { t: 'stderr'; id: number }
@@ -259,9 +263,17 @@ export class HelperChild extends EventEmitter implements RgChild {
     this.expectAnswer();
   }
 
-  /** Whether the helper reported the exit of what it started (its pid is then no longer its own). */
+  /** The command's start time in /proc/PID/stat, as the helper read it right after starting it. */
+  private startTime: string | null = null;
+
+  /**
+   * Whether what the helper started has exited and was reaped, so its pid may be another
+   * process's: reported, or (the report is still on its way) /proc/PID is another process or none.
+   */
   get exitKnown(): boolean {
-    return this.exit !== null;
+    if (this.exit !== null) return true;
+    if (!this.pid || this.startTime === null) return false;
+    return procStartTime(this.pid) !== this.startTime;
   }
 
   /** The helper owes an answer: rg's start (no pid yet) or, once killed, its exit. */
@@ -282,8 +294,9 @@ export class HelperChild extends EventEmitter implements RgChild {
     this.owed = null;
   }
 
-  onSpawned(pid: number, socket: Socket | undefined): void {
+  onSpawned(pid: number, socket: Socket | undefined, start: string | null = null): void {
     this.pid = pid;
+    this.startTime = start;
     if (!this.killed) this.stopWaiting();
     this.emit('spawn', pid);
     if (!socket) { this.outDone = true; return; }
@@ -305,8 +318,9 @@ export class HelperChild extends EventEmitter implements RgChild {
     this.ended = true;
     this.stopWaiting();
     this.h.forget(this.id);
-    // rg may still run (its helper died): its open stdout proves it has not exited, so its pid is still its own.
-    if (this.socket && !this.outDone && this.pid) {
+    // rg may still run (its helper died): its open stdout proves it has not exited, so its pid is still
+    // its own. Not for a command whose exit was reported (a child of it may hold stdout): run.ts kills its group.
+    if (this.socket && !this.outDone && this.pid && !this.exit) {
       if (this.command) killTree(this.pid);
       else try { process.kill(this.pid, 'SIGKILL'); } catch { /* gone */ }
     }
@@ -353,7 +367,7 @@ export class Helper {
     if (m.t === 'ready') { this.ready = true; return; }
     const run = this.runs.get(m.id);
     if (!run) { (handle as Socket | undefined)?.destroy(); return; }
-    if (m.t === 'spawned') run.onSpawned(m.pid, handle);
+    if (m.t === 'spawned') run.onSpawned(m.pid, handle, m.start ?? null);
     else if (m.t === 'exit') run.onExit(m.code, m.signal, m.stderr);
     else if (m.t === 'error') run.fail(m.code, m.message);
     else if (m.t === 'stderr') run.onStderr(handle);

@@ -3,9 +3,11 @@
 // the starter already reaped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { helperPidForTests, resetStarterForTests } from '../../src/exec/starter-use.js';
+import { ProcessTable } from '../../src/exec/processes.js';
 
 // Through the starter at any size of this process.
 if (process.env.TOOLGATE_STARTER !== 'off') process.env.TOOLGATE_STARTER = 'always';
@@ -14,6 +16,13 @@ const policy = (backend: string) => policyFromYaml(`sandbox: { backend: ${backen
 const alive = (pid: number) => { try { process.kill(pid, 0); return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')); } catch { return false; } };
 /** `p`, or 'hung' after `ms`. */
 const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'hung'>((r) => setTimeout(() => r('hung'), ms).unref())]);
+async function until(what: () => boolean, ms = 5000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) { if (what()) return true; await new Promise((r) => setTimeout(r, 20)); }
+  return what();
+}
+/** Pids whose command line starts with `marker` (argv[0] set by `exec -a`). */
+const pidsWith = (marker: string) => readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => { try { return readFileSync(`/proc/${e}/cmdline`, 'utf8').startsWith(marker); } catch { return false; } }).map(Number);
 type Env = { ok: boolean; data?: unknown; error?: { code: string; message: string } };
 
 test('starter: a command that stops its starter (sandbox none) does not outlast its timeout; the stopped starter is replaced', { skip }, async (t) => {
@@ -48,21 +57,21 @@ test('starter: process_kill of a background command whose starter is stopped end
 test('starter: a command that stops its starter before the starter reported it (sandbox none) does not run on untracked once the start failed', { skip }, async (t) => {
   const { dir, cleanup } = tempDir('tg-review-starter-');
   const h = new Harness([dir], { policy: policy('none') });
-  const starter = (await helperPidForTests())!;
-  t.after(() => { try { process.kill(starter, 'SIGKILL'); } catch { /* gone */ } h.close(); cleanup(); resetStarterForTests(); });
-  // The starter sends 'spawned' a moment after the fork; bash stops it first often enough: retried.
+  await helperPidForTests();
+  t.after(() => { h.close(); cleanup(); resetStarterForTests(); });
+  // The starter sends 'spawned' a moment after the fork; bash stops it first often enough: tried
+  // up to 3 times. Either way the command must be gone once run_command returned.
   const marker = `tgrevstarter${process.pid}early`;
-  let failed: Env | null = null;
-  for (let i = 0; i < 3 && !failed; i++) {
-    const r = await h.call('run_command', { command: `kill -STOP $PPID; exec -a ${marker} sleep 60`, timeout_ms: 20_000 });
-    if ((r.error?.details as { exit_code?: number } | undefined)?.exit_code === 127) failed = r;
-    else await h.call('run_command', { command: 'true' }); // a fresh starter
+  const left = () => pidsWith(marker);
+  let early = false;
+  for (let i = 0; i < 3 && !early; i++) {
+    const r = await h.call('run_command', { command: `kill -STOP $PPID; exec -a ${marker} sleep 60`, timeout_ms: 1000 });
+    early = (r.error?.details as { exit_code?: number } | undefined)?.exit_code === 127;
+    if (early) assert.match(r.error!.message, /could not be started/);
+    else assert.equal(r.error?.code, 'Timeout', JSON.stringify(r));
+    assert.ok(await until(() => left().length === 0, 1000), `left running: ${left().join(' ')}`);
   }
-  if (!failed) return t.skip('the starter reported the start before the command stopped it');
-  assert.match(failed.error!.message, /could not be started/);
-  const left = () => readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => { try { return readFileSync(`/proc/${e}/cmdline`, 'utf8').startsWith(marker); } catch { return false; } });
-  for (let i = 0; i < 50 && left().length; i++) await new Promise((r) => setTimeout(r, 20));
-  assert.deepEqual(left(), [], 'the command the stopped starter had started was killed with it');
+  if (!early) t.diagnostic('the starter reported every start before the command stopped it');
 });
 
 test('starter: a 10 MB stdin (the most run_command takes) and a flood of process_write do not kill the starter, nor the other sessions\' commands it runs', { skip }, async (t) => {
@@ -93,3 +102,40 @@ test('starter: a 10 MB stdin (the most run_command takes) and a flood of process
   assert.notEqual(ended, 'hung', 'the writes waiting for a killed process end');
   await other.call('process_kill', { id: bid });
 });
+
+for (const via of ['starter', 'server'] as const) {
+  test(`pid reuse (${via}): process_kill of a run whose leader exited (a setsid child holds its output open) does not kill the process that now has the leader's pid`, { skip }, async (t) => {
+    const saved = process.env.TOOLGATE_STARTER;
+    if (via === 'server') process.env.TOOLGATE_STARTER = 'off';
+    const { dir, cleanup } = tempDir('tg-review-starter-');
+    const h = new Harness([dir], { policy: policy('none') });
+    const victims: number[] = [];
+    const marker = `tgrevstarter${process.pid}reuse${via}`;
+    t.after(async () => {
+      // The setsid child left by the exited leader is out of process_kill's reach (as before the starter): ended here.
+      for (const v of [...victims, ...pidsWith(marker)]) { try { process.kill(v, 'SIGKILL'); } catch { /* gone */ } }
+      await new Promise((r) => setTimeout(r, 200));
+      process.env.TOOLGATE_STARTER = saved; h.close(); cleanup(); resetStarterForTests();
+    });
+    if (via === 'starter') await helperPidForTests();
+    const bg = await h.call('run_command', { command: `setsid bash -c "exec -a ${marker} sleep 60" & exit 0`, background: true });
+    const id = (bg.data as { id: string }).id;
+    const rec = ProcessTable.of(h.session).get(id)!;
+    const leader = rec.running.pid;
+    assert.ok(leader > 0);
+    assert.ok(await until(() => !existsSync(`/proc/${leader}`)), 'the leader exited and was reaped');
+    assert.equal(rec.exit, undefined, 'the run is still open: the setsid child holds its pipes');
+    // Another process gets the freed pid (forced through ns_last_pid: pids wrap at pid_max, here the machine's).
+    let victim: ChildProcess | null = null;
+    for (let i = 0; i < 5 && !victim; i++) {
+      try { writeFileSync('/proc/sys/kernel/ns_last_pid', String(leader - 1)); } catch { return t.skip('cannot set /proc/sys/kernel/ns_last_pid here'); }
+      const c = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+      victims.push(c.pid!);
+      if (c.pid === leader) victim = c;
+    }
+    if (!victim) return t.skip('another process took the pid first');
+    await h.call('process_kill', { id });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(alive(leader), true, 'the unrelated process holding the old pid was not killed');
+  });
+}
