@@ -1,5 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
+/** Field 22 of /proc/PID/stat (start time, in clock ticks since boot), or null when there is no such process. */
+export function procStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch { return null; }
+}
+
 /** Children of every process, from /proc (Linux); empty elsewhere. */
 export function childrenMap(): Map<number, number[]> {
   const m = new Map<number, number[]>();
@@ -39,7 +47,28 @@ export function killTree(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void 
   }
 }
 
-/** Kills what is left of a group whose leader has exited (`cmd &` children). */
+/**
+ * Kills what is left of a group whose leader has exited (`cmd &` children). Only while another
+ * process is still in it: that member keeps the number from being given out again. Once the group
+ * is empty the number is free, and a new process holding it (a pid reused, itself a group leader)
+ * is not this group.
+ */
 export function killGroup(pgid: number): void {
+  if (!groupHasMembers(pgid)) return;
   try { process.kill(-pgid, 'SIGKILL'); } catch { /* nothing left */ }
+}
+
+/** Whether a process other than `pgid` itself is in process group `pgid` (/proc; true where /proc cannot tell). */
+function groupHasMembers(pgid: number): boolean {
+  let entries: string[];
+  try { entries = readdirSync('/proc'); } catch { return true; }
+  if (!entries.includes('self')) return true;
+  for (const e of entries) {
+    if (!/^\d+$/.test(e) || Number(e) === pgid) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid) return true;
+    } catch { /* gone meanwhile */ }
+  }
+  return false;
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { OutputCapture } from './capture.js';
-import { killTree } from './kill.js';
+import { killGroup, killTree } from './kill.js';
 import { HELPER_MIN_RSS, readyHelper, starterLaunched, starterSetting } from './starter-use.js';
 import type { Helper } from './starter.js';
 
@@ -62,6 +62,9 @@ export class Running {
   private readonly child: ChildLike;
   private readonly write_: (input: string) => Promise<void>;
   private killWanted = false;
+  private onKill: () => void = () => {};
+  /** Whether the leader has exited and was reaped (its pid may belong to another process by now). */
+  private leaderGone: () => boolean;
 
   constructor(spec: RunSpec) {
     const h = viaStarter();
@@ -69,6 +72,8 @@ export class Running {
       const c = h.startCommand(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdin: spec.stdin ?? null });
       this.child = c;
       this.write_ = (input) => c.write(input);
+      this.onKill = () => c.killedByServer();
+      this.leaderGone = () => c.exitKnown;
     } else {
       // node:child_process directly (execa cost ~1–2 ms per spawn in its option and stream handling).
       // The whole environment is given (nothing inherited); the child leads its own session.
@@ -78,6 +83,7 @@ export class Running {
       });
       this.child = c;
       this.pid = c.pid ?? -1; // undefined: the spawn failed (ENOENT…), reported by 'error'
+      this.leaderGone = () => c.exitCode !== null || c.signalCode !== null;
       if (spec.stdin !== undefined) c.stdin?.on('error', () => {});
       if (typeof spec.stdin === 'string' && spec.stdin !== 'keep') c.stdin?.end(spec.stdin);
       this.write_ = (input) => {
@@ -130,6 +136,11 @@ export class Running {
   kill(): void {
     if (this.exited) return;
     this.killWanted = true;
-    if (this.pid > 0) killTree(this.pid);
+    // The leader exited (its children, e.g. a setsid one, hold the pipes open): its pid is free and
+    // may be another process's now, and what it left is no longer found from it by parentage. Only
+    // its group is killed, while it still has members.
+    if (this.pid > 0) { if (this.leaderGone()) killGroup(this.pid); else killTree(this.pid); }
+    // Through the starter: its report of the exit is now owed (a stopped starter is killed after HELPER_ANSWER_MS).
+    this.onKill();
   }
 }

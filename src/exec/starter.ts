@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import { killTree } from './kill.js';
+import { killTree, procStartTime } from './kill.js';
 
 /**
  * The starter process itself (its program, run with `node -e`) and the server's side of its
@@ -43,7 +43,7 @@ export const STARTER_TITLE = 'toolgate-starter';
 // The helper's whole program, run with `node -e`. For rg (`spawn`) it starts the program with
 // stdout a pipe it never reads (the read end goes to the server), collects stderr and reports the
 // exit. For a command (`cmd`) it starts it in its own session with the given environment and
-// hands both output pipes to the server; stdin is written for the server (`write`). When the
+// hands both output pipes to the server; stdin is written for the server (`write`, in chunks; `end`). When the
 // server goes away (its end of the channel closes), it kills what it started and exits.
 const HELPER_SOURCE = String.raw`
 'use strict';
@@ -58,10 +58,17 @@ process.on('message', (m) => {
   if (!m || typeof m !== 'object') return;
   const k = kids.get(m.id);
   if (m.t === 'kill') { if (k && alive(k)) kill(k); return; }
+  // stdin comes in base64 chunks, one at a time per command (the server waits for 'wrote'): this
+  // process's small heap never holds more than a chunk of it.
   if (m.t === 'write') {
     const s = k && k.stdin;
     if (!s || s.destroyed || s.writableEnded) { process.send({ t: 'wrote', id: m.id, n: m.n, error: 'stdin is closed' }); return; }
-    s.write(m.data, (e) => process.send({ t: 'wrote', id: m.id, n: m.n, error: e ? String(e.message) : null }));
+    s.write(Buffer.from(String(m.data), 'base64'), (e) => process.send({ t: 'wrote', id: m.id, n: m.n, error: e ? String(e.message) : null }));
+    return;
+  }
+  if (m.t === 'end') {
+    const s = k && k.stdin;
+    if (s && !s.destroyed && !s.writableEnded) s.end();
     return;
   }
   if (m.t !== 'spawn' && m.t !== 'cmd') return;
@@ -104,12 +111,13 @@ process.on('message', (m) => {
   if (child.pid === undefined) return;
   child.group = cmd;
   kids.set(m.id, child);
-  if (cmd && child.stdin) {
-    child.stdin.on('error', () => {});
-    if (typeof m.stdin === 'string' && m.stdin !== 'keep') child.stdin.end(m.stdin);
-  }
+  if (cmd && child.stdin) child.stdin.on('error', () => {});
   // The pipes' read ends leave with these messages; this process's copies are closed once sent.
-  process.send({ t: 'spawned', id: m.id, pid: child.pid }, child.stdout);
+  // Its start time (/proc/PID/stat), read before this process can have reaped it: the server tells
+  // by it whether the pid is still this child's when it kills (the exit is reported a message later).
+  let start = null;
+  if (cmd) { try { const st = require('node:fs').readFileSync('/proc/' + child.pid + '/stat', 'utf8'); start = st.slice(st.lastIndexOf(')') + 2).split(' ')[19] || null; } catch {} }
+  process.send({ t: 'spawned', id: m.id, pid: child.pid, start }, child.stdout);
   if (cmd) process.send({ t: 'stderr', id: m.id }, child.stderr);
 });
 process.on('disconnect', () => {
@@ -128,12 +136,15 @@ process.send({ t: 'ready' });
  */
 export const HELPER_ANSWER_MS = 3000;
 
+/** Bytes of stdin per 'write' message (sent base64); one in flight per command. */
+const STDIN_CHUNK = 48 * 1024;
+
 /** Settings of the helper's own Node: a small heap (it holds no data) keeps its footprint small. */
 const HELPER_NODE_ARGS = ['--max-old-space-size=24', '--max-semi-space-size=1'];
 
 type HelperMsg =
   | { t: 'ready' }
-  | { t: 'spawned'; id: number; pid: number }
+  | { t: 'spawned'; id: number; pid: number; start?: string | null }
   | { t: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null; stderr: string }
   | { t: 'error'; id: number; code: string; message: string }
   | { t: 'stderr'; id: number }
@@ -148,7 +159,10 @@ export class HelperChild extends EventEmitter implements RgChild {
   /** A command's stderr is a pipe of its own (handed over after stdout); rg's arrives as text with the exit. */
   private errDone: boolean;
   private ended = false;
-  private writes = new Map<number, (error: string | null) => void>();
+  /** stdin not yet written, in order: chunks of writes, and its end. */
+  private stdinQueue: ({ buf: Buffer; off: number; done: (error: string | null) => void } | { end: true })[] = [];
+  /** The chunk the helper is writing: its number and what its answer settles. */
+  private inFlight: { n: number; last: boolean; done: (error: string | null) => void } | null = null;
   private nextWrite = 1;
   /** rg's stdout, once it arrived. */
   socket: Socket | null = null;
@@ -168,17 +182,57 @@ export class HelperChild extends EventEmitter implements RgChild {
   /** Writes to a command's stdin (started with stdin 'keep'), through the helper. */
   write(data: string): Promise<void> {
     if (this.ended || this.exit) return Promise.reject(new Error('stdin is closed'));
-    const n = this.nextWrite++;
     return new Promise((resolve, reject) => {
-      this.writes.set(n, (error) => (error ? reject(new Error(error)) : resolve()));
-      this.h.send({ t: 'write', id: this.id, n, data });
+      this.stdinQueue.push({ buf: Buffer.from(data, 'utf8'), off: 0, done: (error) => (error ? reject(new Error(error)) : resolve()) });
+      this.pumpStdin();
     });
   }
 
+  /** Closes a command's stdin once everything queued before is written. */
+  endStdin(): void {
+    this.stdinQueue.push({ end: true });
+    this.pumpStdin();
+  }
+
+  /** Sends the next stdin chunk once the helper wrote the last one (its heap is 24 MB: a 10 MB stdin at once killed it). */
+  private pumpStdin(): void {
+    while (!this.inFlight && !this.ended && this.stdinQueue.length) {
+      const head = this.stdinQueue[0]!;
+      if ('end' in head) {
+        this.stdinQueue.shift();
+        this.h.send({ t: 'end', id: this.id });
+        continue;
+      }
+      const chunk = head.buf.subarray(head.off, head.off + STDIN_CHUNK);
+      head.off += chunk.length;
+      const last = head.off >= head.buf.length;
+      if (last) this.stdinQueue.shift();
+      const n = this.nextWrite++;
+      this.inFlight = { n, last, done: head.done };
+      this.h.send({ t: 'write', id: this.id, n, data: chunk.toString('base64') });
+    }
+  }
+
   onWrote(n: number, error: string | null): void {
-    const w = this.writes.get(n);
-    this.writes.delete(n);
-    w?.(error);
+    const w = this.inFlight;
+    if (!w || w.n !== n) return;
+    this.inFlight = null;
+    if (error) {
+      // The rest of that write is dropped; what was queued after it still goes (as a stream would).
+      const head = this.stdinQueue[0];
+      if (!w.last && head && 'buf' in head && head.done === w.done) this.stdinQueue.shift();
+      w.done(error);
+    } else if (w.last) w.done(null);
+    this.pumpStdin();
+  }
+
+  /** Settles every write not yet done with `error`. */
+  private dropWrites(error: string): void {
+    const w = this.inFlight;
+    this.inFlight = null;
+    if (w) w.done(error);
+    for (const q of this.stdinQueue) if ('buf' in q && q.done !== w?.done) q.done(error);
+    this.stdinQueue = [];
   }
 
   /** A command's stderr pipe. */
@@ -196,6 +250,30 @@ export class HelperChild extends EventEmitter implements RgChild {
     // Messages arrive in order: a kill sent before the helper's answer still finds the child.
     this.h.send({ t: 'kill', id: this.id });
     this.expectAnswer();
+  }
+
+  /**
+   * A command killed by the server itself (run.ts, killTree): the helper now owes its exit (a
+   * SIGKILLed leader is reaped at once). A stopped helper would otherwise hold the run, its
+   * timeout and the session's close forever.
+   */
+  killedByServer(): void {
+    if (this.killed || this.ended || this.exit) return;
+    this.killed = true;
+    this.expectAnswer();
+  }
+
+  /** The command's start time in /proc/PID/stat, as the helper read it right after starting it. */
+  private startTime: string | null = null;
+
+  /**
+   * Whether what the helper started has exited and was reaped, so its pid may be another
+   * process's: reported, or (the report is still on its way) /proc/PID is another process or none.
+   */
+  get exitKnown(): boolean {
+    if (this.exit !== null) return true;
+    if (!this.pid || this.startTime === null) return false;
+    return procStartTime(this.pid) !== this.startTime;
   }
 
   /** The helper owes an answer: rg's start (no pid yet) or, once killed, its exit. */
@@ -216,8 +294,9 @@ export class HelperChild extends EventEmitter implements RgChild {
     this.owed = null;
   }
 
-  onSpawned(pid: number, socket: Socket | undefined): void {
+  onSpawned(pid: number, socket: Socket | undefined, start: string | null = null): void {
     this.pid = pid;
+    this.startTime = start;
     if (!this.killed) this.stopWaiting();
     this.emit('spawn', pid);
     if (!socket) { this.outDone = true; return; }
@@ -239,22 +318,21 @@ export class HelperChild extends EventEmitter implements RgChild {
     this.ended = true;
     this.stopWaiting();
     this.h.forget(this.id);
-    // rg may still run (its helper died): its open stdout proves it has not exited, so its pid is still its own.
-    if (this.socket && !this.outDone && this.pid) {
+    // rg may still run (its helper died): its open stdout proves it has not exited, so its pid is still
+    // its own. Not for a command whose exit was reported (a child of it may hold stdout): run.ts kills its group.
+    if (this.socket && !this.outDone && this.pid && !this.exit) {
       if (this.command) killTree(this.pid);
       else try { process.kill(this.pid, 'SIGKILL'); } catch { /* gone */ }
     }
     this.socket?.destroy();
     this.errSocket?.destroy();
-    for (const w of this.writes.values()) w(message);
-    this.writes.clear();
+    this.dropWrites(message);
     this.emit('error', Object.assign(new Error(message), { code }));
   }
 
   private settle(): void {
     if (this.ended || !this.exit || !this.outDone || !this.errDone) return;
-    for (const w of this.writes.values()) w('stdin is closed');
-    this.writes.clear();
+    this.dropWrites('stdin is closed');
     this.ended = true;
     this.stopWaiting();
     this.h.forget(this.id);
@@ -289,7 +367,7 @@ export class Helper {
     if (m.t === 'ready') { this.ready = true; return; }
     const run = this.runs.get(m.id);
     if (!run) { (handle as Socket | undefined)?.destroy(); return; }
-    if (m.t === 'spawned') run.onSpawned(m.pid, handle);
+    if (m.t === 'spawned') run.onSpawned(m.pid, handle, m.start ?? null);
     else if (m.t === 'exit') run.onExit(m.code, m.signal, m.stderr);
     else if (m.t === 'error') run.fail(m.code, m.message);
     else if (m.t === 'stderr') run.onStderr(handle);
@@ -310,7 +388,12 @@ export class Helper {
     const run = new HelperChild(this.nextId++, this, true, true);
     this.runs.set(run.id, run);
     if (this.runs.size === 1) this.proc.channel?.ref();
-    this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin });
+    this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin === null ? null : 'pipe' });
+    // Text for stdin goes in chunks like process_write's, then stdin is closed.
+    if (o.stdin !== null && o.stdin !== 'keep') {
+      run.write(o.stdin).catch(() => { /* the command closed its stdin or ended: as with a pipe of this server's */ });
+      run.endStdin();
+    }
     return run;
   }
 
@@ -345,7 +428,12 @@ export class Helper {
 
   /** A run waited too long for an answer: the helper is wedged; it is killed and counts as died. */
   unresponsive(): void {
+    if (this.dead) return;
     this.silent = true;
+    // Still this server's unreaped child (stopped, starved): what it started is found by parentage
+    // now, before it dies and they are orphaned — also a command it forked but never reported
+    // (its pid unknown here; a command under sandbox none can stop its starter that early).
+    if (this.proc.pid) killTree(this.proc.pid);
     this.die();
   }
 }
