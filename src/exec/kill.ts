@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** Field 22 of /proc/PID/stat (start time, in clock ticks since boot), or null when there is no such process. */
 export function procStartTime(pid: number): string | null {
@@ -48,27 +48,13 @@ export function killTree(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void 
 }
 
 /**
- * Kills what is left of a group whose leader has exited (`cmd &` children). Only while another
- * process is still in it: that member keeps the number from being given out again. Once the group
- * is empty the number is free, and a new process holding it (a pid reused, itself a group leader)
- * is not this group.
+ * Kills what is left of a group whose leader has exited and was reaped (`cmd &` children). Only
+ * while the number is still that group's: Linux does not give a number out again while a process
+ * group of that id has members, so a process (or thread) now holding it as its pid means the group
+ * is empty and the number reused — a new process, perhaps leading a group of its own, that is not
+ * this group. One look at /proc/PGID (a scan of every process for members cost ~3 ms a command).
  */
 export function killGroup(pgid: number): void {
-  if (!groupHasMembers(pgid)) return;
+  if (process.platform === 'linux' && existsSync(`/proc/${pgid}`)) return;
   try { process.kill(-pgid, 'SIGKILL'); } catch { /* nothing left */ }
-}
-
-/** Whether a process other than `pgid` itself is in process group `pgid` (/proc; true where /proc cannot tell). */
-function groupHasMembers(pgid: number): boolean {
-  let entries: string[];
-  try { entries = readdirSync('/proc'); } catch { return true; }
-  if (!entries.includes('self')) return true;
-  for (const e of entries) {
-    if (!/^\d+$/.test(e) || Number(e) === pgid) continue;
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid) return true;
-    } catch { /* gone meanwhile */ }
-  }
-  return false;
 }

@@ -65,6 +65,11 @@ test('starter: a command that stops its starter before the starter reported it (
   const left = () => pidsWith(marker);
   let early = false;
   for (let i = 0; i < 3 && !early; i++) {
+    // A fresh, ready starter each time: the one the last round wedged was killed (and counted as
+    // failed), and a command started while its successor boots runs from this process, which
+    // `kill -STOP $PPID` would then stop.
+    resetStarterForTests();
+    assert.ok(await helperPidForTests(), 'a starter is ready');
     const r = await h.call('run_command', { command: `kill -STOP $PPID; exec -a ${marker} sleep 60`, timeout_ms: 1000 });
     early = (r.error?.details as { exit_code?: number } | undefined)?.exit_code === 127;
     if (early) assert.match(r.error!.message, /could not be started/);
