@@ -292,7 +292,7 @@ async function main() {
   await optional('./commands.js', async (m) => {
     for (const r of await m.benchCommands()) rows.push({ group: 'commands', op: r.name, toolgate: r.p50_ms, note: r.ratio ?? '' });
   });
-  rows.push({ group: 'server', op: 'peak RSS (MB, VmHWM, whole bench)', toolgate: peak.toolgate || undefined, fsserver: peak.fsserver || undefined, note: 'MB, not ms; includes a 5 MB read and edit; toolgate = server + the private memory of its rg starter process' });
+  rows.push({ group: 'server', op: 'peak RSS (MB, VmHWM, whole bench)', toolgate: peak.toolgate || undefined, fsserver: peak.fsserver || undefined, note: 'MB, not ms; includes a 5 MB read and edit; toolgate = server + the private memory of its starter process (rg and commands)' });
   if (!skip.has('upstream')) await benchUpstream(info.root);
   if (!skip.has('scale')) {
     const sizes = (values.scale ?? (quick ? '10,50000' : '10,50000,200000')).split(',').map(Number);

@@ -76,7 +76,7 @@ export function privateMb(pid: number): number {
 
 /**
  * toolgate's peak memory in MB: the server's peak resident set (VmHWM, as for the filesystem server)
- * plus what its rg starter process (src/tools/grep/rg-spawn.ts) holds of its own. The starter is a
+ * plus what its starter process (src/exec/starter.ts) holds of its own. The starter is a
  * plain node process: most of its ~42 MB resident set is the node binary, shared with the server.
  */
 export function toolgatePeakRssMb(pid: number | null): number | undefined {

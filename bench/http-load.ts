@@ -28,7 +28,7 @@ export interface HttpLoadResult {
   rss_after_mb: number;
   /** Child processes of the server left after the run (should be 0). */
   children_after: number;
-  /** CPU per call: the server itself, its children (rg, and the rg starter with its rg), and this load generator (the SDK clients). */
+  /** CPU per call: the server itself, its children (rg, and the starter with what it started), and this load generator (the SDK clients). */
   server_cpu_ms_per_call: number;
   children_cpu_ms_per_call: number;
   client_cpu_ms_per_call: number;
@@ -51,7 +51,7 @@ function rssMb(pid: number): number {
   return m ? Math.round((Number(m[1]) / 1024) * 10) / 10 : NaN;
 }
 
-/** Child processes of the server other than its rg starter (which lives as long as the server). */
+/** Child processes of the server other than its starter (which lives as long as the server). */
 function childCount(pid: number): number {
   return childPids(pid).filter((p) => !childPids(pid, STARTER_TITLE).includes(p)).length;
 }
@@ -115,7 +115,7 @@ export async function benchHttpLoad(opts: { sessions: number; callsPerSession: n
     const latencies: number[] = [];
     let failed = 0;
     const started = performance.now();
-    // rg runs as a child of the server's rg starter (src/tools/grep/rg-spawn.ts): its CPU, and the starter's own, count as the server's children's.
+    // rg and commands run as children of the server's starter (src/exec/starter.ts): its CPU, and the starter's own, count as the server's children's.
     const starters = childPids(pid, STARTER_TITLE);
     const childrenCpu = () => cpuMs(pid).children + starters.reduce((sum, p) => { try { const c = cpuMs(p); return sum + c.own + c.children; } catch { return sum; } }, 0);
     const cpu0 = cpuMs(pid);

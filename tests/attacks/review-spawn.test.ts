@@ -16,7 +16,7 @@ import { helperPidForTests, resetStarterForTests, STARTER_TITLE, spawnRg, type R
 // These tests are about grep's ripgrep path: it runs even on these small trees (TOOLGATE_GREP_WALK_MAX=0;
 // servers spawned here inherit it).
 process.env.TOOLGATE_GREP_WALK_MAX = '0';
-const skipHelper = process.platform !== 'linux' ? 'the rg starter process is Linux only'
+const skipHelper = process.platform !== 'linux' ? 'the starter process is Linux only'
   : /^(off|0|false|no|none)$/i.test(process.env.TOOLGATE_STARTER?.trim() ?? '') ? 'TOOLGATE_STARTER=off' : false;
 
 // The server starts rg itself while it is small (HELPER_MIN_RSS): these tests are about the starter.

@@ -11,7 +11,7 @@ import { helperPidForTests, spawnRg, stopStarter, type RgChild } from './rg-spaw
 if (process.env.TOOLGATE_STARTER !== 'off') process.env.TOOLGATE_STARTER = 'always';
 const onLinux = process.platform === 'linux';
 const rg = spawnSync('rg', ['--version']).status === 0 ? 'rg' : null;
-const skipHelper = !onLinux ? 'the rg starter process is Linux only' : process.env.TOOLGATE_STARTER === 'off' ? 'TOOLGATE_STARTER=off' : false;
+const skipHelper = !onLinux ? 'the starter process is Linux only' : process.env.TOOLGATE_STARTER === 'off' ? 'TOOLGATE_STARTER=off' : false;
 
 function run(c: RgChild): Promise<{ out: Buffer; err: string; code: number | null; signal: string | null; error?: NodeJS.ErrnoException }> {
   const chunks: Buffer[] = [];
