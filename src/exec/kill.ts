@@ -1,11 +1,19 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
-/** Field 22 of /proc/PID/stat (start time, in clock ticks since boot), or null when there is no such process. */
-export function procStartTime(pid: number): string | null {
+/**
+ * The fields of /proc/PID/stat after the command name (field 3, the state, first), or null when
+ * there is no such process. The name may hold spaces and parentheses: fields start after the last ')'.
+ */
+function statFields(pid: number | string): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch { return null; }
+}
+
+/** Field 22 of /proc/PID/stat (start time, in clock ticks since boot), or null when there is no such process. */
+export function procStartTime(pid: number): string | null {
+  return statFields(pid)?.[19] ?? null;
 }
 
 /** Children of every process, from /proc (Linux); empty elsewhere. */
@@ -15,14 +23,12 @@ export function childrenMap(): Map<number, number[]> {
   try { entries = readdirSync('/proc'); } catch { return m; }
   for (const e of entries) {
     if (!/^\d+$/.test(e)) continue;
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      // The command name may hold spaces and parentheses: fields start after the last ')'.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = m.get(ppid) ?? [];
-      list.push(Number(e));
-      m.set(ppid, list);
-    } catch { /* gone meanwhile */ }
+    const fields = statFields(e);
+    if (!fields) continue; // gone meanwhile
+    const ppid = Number(fields[1]);
+    const list = m.get(ppid) ?? [];
+    list.push(Number(e));
+    m.set(ppid, list);
   }
   return m;
 }

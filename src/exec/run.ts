@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { OutputCapture } from './capture.js';
 import { killGroup, killTree } from './kill.js';
-import { HELPER_MIN_RSS, readyHelper, starterLaunched, starterSetting } from './starter-use.js';
+import { bigEnoughForStarter, readyHelper, starterSetting } from './starter-use.js';
 import type { Helper } from './starter.js';
 
 export interface RunSpec {
@@ -37,8 +37,7 @@ interface ChildLike {
 function viaStarter(): Helper | null {
   const setting = starterSetting();
   if (setting === 'off') return null;
-  // Once launched it is used whatever the size (reading the resident set costs ~0.1 ms a call).
-  if (setting === 'auto' && !starterLaunched() && process.memoryUsage.rss() < HELPER_MIN_RSS) return null;
+  if (setting === 'auto' && !bigEnoughForStarter()) return null;
   return readyHelper();
 }
 

@@ -30,7 +30,16 @@ export function starterSetting(): 'off' | 'always' | 'auto' {
   return /^always$/i.test(s) ? 'always' : 'auto';
 }
 
-/** True while a starter is running or starting (it is then used whatever the rate). */
+/**
+ * Whether this server is one the starter pays off in: it is running or starting already (it is then
+ * used whatever the size and rate), or the server holds HELPER_MIN_RSS. The launched check comes
+ * first: reading the resident set costs ~0.1 ms.
+ */
+export function bigEnoughForStarter(): boolean {
+  return starterLaunched() || process.memoryUsage.rss() >= HELPER_MIN_RSS;
+}
+
+/** True while a starter is running or starting. */
 export function starterLaunched(): boolean {
   return helper !== null && !helper.dead;
 }

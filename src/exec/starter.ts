@@ -75,13 +75,14 @@ export class HelperChild extends EventEmitter implements RgChild {
   /** The chunk the helper is writing: its number and what its answer settles. */
   private inFlight: { n: number; last: boolean; done: (error: string | null) => void } | null = null;
   private nextWrite = 1;
-  /** rg's stdout, once it arrived. */
+  /** stdout (and a command's stderr), once they arrived. */
   socket: Socket | null = null;
+  errSocket: Socket | null = null;
   killed = false;
+  /** The command's start time in /proc/PID/stat, as the helper read it right after starting it. */
+  private startTime: string | null = null;
   /** Runs out when the helper owes an answer for too long (HELPER_ANSWER_MS). */
   private owed: NodeJS.Timeout | null = null;
-
-  errSocket: Socket | null = null;
 
   constructor(readonly id: number, private readonly h: Helper, wantStderr: boolean, readonly command = false) {
     super();
@@ -174,9 +175,6 @@ export class HelperChild extends EventEmitter implements RgChild {
     this.expectAnswer();
   }
 
-  /** The command's start time in /proc/PID/stat, as the helper read it right after starting it. */
-  private startTime: string | null = null;
-
   /**
    * Whether what the helper started has exited and was reaped, so its pid may be another
    * process's: reported, or (the report is still on its way) /proc/PID is another process or none.
@@ -257,6 +255,9 @@ export class Helper {
   dead = false;
   private readonly runs = new Map<number, HelperChild>();
   private nextId = 1;
+  /** Ended by stop() (not a failure); found wedged (unresponsive), not merely gone. */
+  private stopping = false;
+  private silent = false;
 
   /** `onDie(unexpected)`: called once when it dies; unexpected unless stop() ended it. */
   constructor(private readonly onDie: (unexpected: boolean) => void) {
@@ -285,20 +286,23 @@ export class Helper {
     else if (m.t === 'wrote') run.onWrote(m.n, m.error);
   }
 
-  start(bin: string, args: string[], o: RgSpawnOptions): HelperChild {
-    const run = new HelperChild(this.nextId++, this, o.stderr);
+  /** A new run, tracked until it ends; while one is in flight the channel keeps the event loop alive (its answer must arrive). */
+  private track(wantStderr: boolean, command: boolean): HelperChild {
+    const run = new HelperChild(this.nextId++, this, wantStderr, command);
     this.runs.set(run.id, run);
-    // While a run is in flight the channel keeps the event loop alive (its answer must arrive).
     if (this.runs.size === 1) this.proc.channel?.ref();
+    return run;
+  }
+
+  start(bin: string, args: string[], o: RgSpawnOptions): HelperChild {
+    const run = this.track(o.stderr, false);
     this.send({ t: 'spawn', id: run.id, bin, args, cwd: o.cwd, stderr: o.stderr });
     return run;
   }
 
   /** Starts a command in its own session; both output pipes come back (run.ts reads them as from its own child). */
   startCommand(bin: string, args: string[], o: CommandSpawnOptions): HelperChild {
-    const run = new HelperChild(this.nextId++, this, true, true);
-    this.runs.set(run.id, run);
-    if (this.runs.size === 1) this.proc.channel?.ref();
+    const run = this.track(true, true);
     this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin === null ? null : 'pipe' });
     // Text for stdin goes in chunks like process_write's, then stdin is closed.
     if (o.stdin !== null && o.stdin !== 'keep') {
@@ -318,8 +322,6 @@ export class Helper {
     if (this.runs.size === 0) this.proc.channel?.unref();
   }
 
-  private stopping = false;
-
   private die(): void {
     if (this.dead) return;
     this.dead = true;
@@ -334,8 +336,6 @@ export class Helper {
     this.stopping = true;
     this.die();
   }
-
-  private silent = false;
 
   /** A run waited too long for an answer: the helper is wedged; it is killed and counts as died. */
   unresponsive(): void {

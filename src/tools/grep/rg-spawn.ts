@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { RgChild, RgSpawnOptions } from '../../exec/starter.js';
-import { HELPER_MIN_RSS, readyHelper, starterLaunched, starterSetting } from '../../exec/starter-use.js';
+import { bigEnoughForStarter, readyHelper, starterLaunched, starterSetting } from '../../exec/starter-use.js';
 
 export { STARTER_TITLE, HELPER_ANSWER_MS, type RgChild, type RgSpawnOptions } from '../../exec/starter.js';
 export { HELPER_MIN_RSS, helperPidForTests, stopStarter, resetStarterForTests } from '../../exec/starter-use.js';
@@ -36,7 +36,7 @@ function worthTheStarter(): boolean {
   if (setting !== 'auto') return setting === 'always';
   // Once launched (or launching, by rg or a command), the starter is used whatever the rate and size.
   if (starterLaunched()) return true;
-  if (process.memoryUsage.rss() < HELPER_MIN_RSS) return false;
+  if (!bigEnoughForStarter()) return false;
   const now = Date.now();
   if (now - windowStart >= 1000) { windowStart = now; windowStarts = 0; }
   return ++windowStarts >= HELPER_MIN_RATE;
