@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { compactSchema } from './compact-schema.js';
 import { envelopeSchema } from './envelope.js';
 import type { ToolError } from './errors.js';
 import type { ToolSpec } from './types.js';
@@ -24,10 +25,11 @@ export const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, destructiveHint: fals
 /** Risk, permission and annotations of a tool that only reads files (list_dir, glob, grep, read_file). */
 export const FILE_READER: Pick<ToolSpec<z.ZodObject, unknown>, 'risk' | 'permissions' | 'annotations'> = { risk: 'low', permissions: ['fs.read'], annotations: READ_ONLY_ANNOTATIONS };
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+/** zod's draft-07 JSON Schema of `schema`, without `$schema`, in fewer nodes of the same meaning (compactSchema). */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const s = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete s.$schema;
-  return s;
+  return compactSchema(s) as Record<string, unknown>;
 }
 
 /** A tool's JSON Schemas, derived from its zod schemas (the build stores these for the built-ins). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { AnyTool } from '../core/define-tool.js';
+import { jsonSchema, type AnyTool } from '../core/define-tool.js';
 import { envelopeSchema } from '../core/envelope.js';
 import type { ToolError } from '../core/errors.js';
 import type { Annotations, Plan, Risk, ToolContext, ToolResult } from '../core/types.js';
@@ -38,11 +38,7 @@ const upstreamData = z.unknown();
 const ENVELOPE = envelopeSchema(upstreamData);
 let outputJson: Record<string, unknown> | undefined;
 function envelopeJson(): Record<string, unknown> {
-  if (!outputJson) {
-    outputJson = z.toJSONSchema(ENVELOPE, { target: 'draft-7', io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
-    delete outputJson.$schema;
-  }
-  return outputJson;
+  return (outputJson ??= jsonSchema(ENVELOPE, 'output'));
 }
 
 /** The upstream's input schema, made strict: unknown keys are refused unless it explicitly allows them. */
