@@ -36,12 +36,15 @@ const inside = (p: string, root: string) => p === root || p.startsWith(root.ends
 export function safePath(value: string | undefined, roots: string[]): string {
   const real = (p: string) => { try { return realpathSync.native(p); } catch { return p; } };
   const rootsReal = roots.flatMap((r) => [path.resolve(r), real(r)]);
-  const kept = (value ?? '').split(':').filter((e) => {
+  // Each entry once (a PATH often repeats some), and resolved once for all roots.
+  const kept = [...new Set((value ?? '').split(':'))].filter((e) => {
     if (!e || !path.isAbsolute(e)) return false;
     const abs = path.resolve(e);
-    return !rootsReal.some((r) => inside(abs, r) || inside(real(abs), r));
+    if (rootsReal.some((r) => inside(abs, r))) return false;
+    const resolved = real(abs);
+    return !rootsReal.some((r) => inside(resolved, r));
   });
-  return kept.length ? [...new Set(kept)].join(':') : DEFAULT_PATH;
+  return kept.length ? kept.join(':') : DEFAULT_PATH;
 }
 
 /** HOME as buildEnv gives it to a command (HOME is always allowed; env.set wins), or the user's home. */

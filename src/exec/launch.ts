@@ -5,6 +5,7 @@ import type { Plan, ToolContext } from '../core/types.js';
 import { matchesAnyCommand } from '../policy/match-command.js';
 import { limitText } from '../core/output.js';
 import { OutputCapture } from './capture.js';
+import { directExec } from './direct.js';
 import { buildEnv } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
 import { Running } from './run.js';
@@ -13,7 +14,7 @@ import { MAX_SECRET_MOUNTS } from './secret-scan.js';
 import { sandboxMasks } from './masks.js';
 
 export interface LaunchInput {
-  /** The command line, run as `bash -c` — or, when `argv` is given, only shown (records, process_list). */
+  /** The command line, run as `bash -c` (a plain one exec'd as bash would, direct.ts) — or, when `argv` is given, only shown (records, process_list). */
   command: string;
   cwd: string;
   stdin?: string;
@@ -55,7 +56,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   }
   const choice = await chooseBackend(ctx.policy.data.sandbox.backend);
   if (choice.error) throw new ToolError('ToolNotAllowed', `${choice.error}; install bubblewrap or set sandbox.backend: auto.`);
-  const env = buildEnv(process.env, ctx.policy.data.env, ctx.workspace.roots);
+  let env = buildEnv(process.env, ctx.policy.data.env, ctx.workspace.roots);
   const home = env.HOME ?? os.homedir();
   const half = Math.floor(ctx.limits.output_bytes / 2);
   // A background run's output is read from its file (process_output): made now. A foreground
@@ -73,7 +74,10 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   if (input.background) await makeSpill();
   const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), input.background ? spilled.file! : makeSpill);
   // --norc: bash sources ~/.bashrc when stdin is a socket (it thinks rshd started it); Node's pipes are sockets.
-  const argv = input.argv ?? ['/bin/bash', '--norc', '--noprofile', '-c', input.command];
+  // A plain line (one program, plain words) without a sandbox is exec'd as bash would exec it, without bash (direct.ts).
+  const direct = !input.argv && choice.backend === 'none' ? directExec(input.command, env, input.cwd) : null;
+  if (direct) env = direct.env;
+  const argv = input.argv ?? direct?.argv ?? ['/bin/bash', '--norc', '--noprofile', '-c', input.command];
   if (argv.length === 0) throw new ToolError('InvalidArguments', 'An empty argv cannot be run.');
   let file0 = argv[0]!;
   let args = argv.slice(1);
@@ -107,7 +111,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   };
   recRef = rec;
   rec.running = new Running({
-    file: file0, args, cwd: input.cwd, env, capture,
+    file: file0, args, cwd: input.cwd, env, capture, ...(direct ? { argv0: direct.argv0 } : {}),
     stdin: input.background ? (input.stdin ?? 'keep') : input.stdin,
     onOutput: () => { for (const w of rec.waiters) w(); },
   });

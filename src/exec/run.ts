@@ -5,9 +5,11 @@ import { bigEnoughForStarter, readyHelper, starterSetting } from './starter-use.
 import type { Helper } from './starter.js';
 
 export interface RunSpec {
-  /** What to spawn: bash, or bwrap wrapping bash. */
+  /** What to spawn: bash, bwrap wrapping bash, or a program exec'd directly (direct.ts). */
   file: string;
   args: string[];
+  /** argv[0] when it is not `file` (a program run directly gets the name it was called by, as from bash). */
+  argv0?: string;
   cwd: string;
   env: Record<string, string>;
   /** Text for stdin, then closed; 'keep' leaves stdin open for process_write; undefined closes it at once. */
@@ -68,7 +70,7 @@ export class Running {
   constructor(spec: RunSpec) {
     const h = viaStarter();
     if (h) {
-      const c = h.startCommand(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdin: spec.stdin ?? null });
+      const c = h.startCommand(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdin: spec.stdin ?? null, ...(spec.argv0 !== undefined ? { argv0: spec.argv0 } : {}) });
       this.child = c;
       this.write_ = (input) => c.write(input);
       this.onKill = () => c.killedByServer();
@@ -77,7 +79,7 @@ export class Running {
       // node:child_process directly (execa cost ~1–2 ms per spawn in its option and stream handling).
       // The whole environment is given (nothing inherited); the child leads its own session.
       const c = spawn(spec.file, spec.args, {
-        cwd: spec.cwd, env: spec.env, detached: true, windowsHide: true,
+        cwd: spec.cwd, env: spec.env, detached: true, windowsHide: true, ...(spec.argv0 !== undefined ? { argv0: spec.argv0 } : {}),
         stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       });
       this.child = c;

@@ -42,7 +42,7 @@ process.on('message', (m) => {
   let child;
   try {
     child = cmd
-      ? spawn(m.bin, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [m.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+      ? spawn(m.bin, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [m.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'], ...(typeof m.argv0 === 'string' ? { argv0: m.argv0 } : {}) })
       : spawn(m.bin, m.args, { cwd: m.cwd, stdio: ['ignore', 'pipe', m.stderr ? 'pipe' : 'ignore'] });
   } catch (e) {
     process.send({ t: 'error', id: m.id, code: e.code || 'EINVAL', message: String(e.message) });

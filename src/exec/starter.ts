@@ -31,6 +31,8 @@ export interface CommandSpawnOptions {
   env: Record<string, string>;
   /** Text written to stdin, then closed; 'keep' leaves it open (write()); null: no stdin. */
   stdin: string | 'keep' | null;
+  /** argv[0] when it is not `bin` (a program exec'd as bash would: by the name it was called). */
+  argv0?: string;
 }
 
 export interface RgSpawnOptions {
@@ -303,7 +305,7 @@ export class Helper {
   /** Starts a command in its own session; both output pipes come back (run.ts reads them as from its own child). */
   startCommand(bin: string, args: string[], o: CommandSpawnOptions): HelperChild {
     const run = this.track(true, true);
-    this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin === null ? null : 'pipe' });
+    this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin === null ? null : 'pipe', ...(o.argv0 !== undefined ? { argv0: o.argv0 } : {}) });
     // Text for stdin goes in chunks like process_write's, then stdin is closed.
     if (o.stdin !== null && o.stdin !== 'keep') {
       run.write(o.stdin).catch(() => { /* the command closed its stdin or ended: as with a pipe of this server's */ });

@@ -8,7 +8,7 @@ import { finishedOutput, launch } from '../../exec/launch.js';
 import { evaluate } from '../../policy/evaluate.js';
 import { ProcessTable } from '../../exec/processes.js';
 import { loadShellParser } from '../../shell/parser.js';
-import { analyzeCommand } from '../../shell/analyze.js';
+import { analyzeCommand, type Analysis } from '../../shell/analyze.js';
 import { planCommand, programsOf, resolveCwd } from './plan.js';
 import { runOutput, type RunOutput } from './schema.js';
 
@@ -19,6 +19,9 @@ const input = z.strictObject({
   background: z.boolean().default(false).describe('Start it and return an id at once; read it with process_output.'),
   stdin: z.string().max(10 * 1024 * 1024).optional().describe('Text given on standard input; without it stdin is closed.'),
 });
+
+/** The analysis each plan was made from (plan → execute of one call). */
+const analyses = new WeakMap<object, Analysis>();
 
 export const runCommandTool = defineTool({
   name: 'run_command',
@@ -36,12 +39,15 @@ export const runCommandTool = defineTool({
   // The command enforces its own limit (so a timeout still returns the output); this is only a backstop.
   timeout_ms: 24 * 3600_000 + 60_000,
   async plan(args, ctx) {
-    const { plan } = await planCommand(args.command, args.cwd, ctx, { stdin: args.stdin !== undefined || args.background });
-    return args.background ? { ...plan, summary: `${plan.summary}, in the background` } : plan;
+    const { plan, analysis } = await planCommand(args.command, args.cwd, ctx, { stdin: args.stdin !== undefined || args.background });
+    const out = args.background ? { ...plan, summary: `${plan.summary}, in the background` } : plan;
+    analyses.set(out, analysis);
+    return out;
   },
   async execute(args, plan, ctx) {
     const cwd = await resolveCwd(args.cwd, ctx);
-    const programs = programsOf(analyzeCommand(await loadShellParser(), args.command));
+    // The line is the plan's (a plan is made for one call's args): parsed once.
+    const programs = programsOf(analyses.get(plan) ?? analyzeCommand(await loadShellParser(), args.command));
     const limit = Math.min(args.timeout_ms ?? ctx.limits.timeout_ms, ctx.limits.timeout_ms);
     // Approved under an ask path rule (a person saw this command and the asked path): the paths ask
     // rules cover are visible to it. An approval for another reason (the default ask) opens nothing.
