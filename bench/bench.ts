@@ -5,7 +5,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { globby } from 'globby';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -188,14 +188,18 @@ async function grepRow(g: string, root: string, tg: Connected, tgFallback: Conne
   const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'grep', args); n = (r.data as { total_files: number }).total_files; engine = (r.data as { engine: string }).engine; });
   const fb = await timeRuns(reps, async () => { const r = await callOk(tgFallback, 'grep', args); nb = (r.data as { total_files: number }).total_files; capped = (r.data as { capped: string | null }).capped; });
   let b: number[] = [];
+  let same: number[] = [];
   let note = 'filesystem server: no content search';
   if (rgPath) {
     b = await timeRuns(reps, () => run(rgPath, ['-l', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null));
+    // Outside a git repository plain rg reads no .gitignore; toolgate does (SPEC: list_dir, glob and grep honour it).
+    same = await timeRuns(reps, () => run(rgPath, ['--no-require-git', '-l', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null));
     const raw = (await rgLines(['--no-require-git', '-l', '-F', needle, '.'], root)).length;
     note = `${check(`${g}: grep -l -F (default engine: ${engine})`, n, raw, 'rg -l -F')}; engine ${engine}`;
     check(`${g}: grep -l -F (built-in engine)${capped ? ` (toolgate capped: ${capped})` : ''}`, nb, raw, 'rg -l -F');
   }
   rows.push({ group: g, op: 'grep -l literal from the root (default: rg, in-process if small)', toolgate: median(t), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F', note });
+  if (same.length) rows.push({ group: g, op: 'grep -l literal, against rg with the same ignore rules', toolgate: median(t), baseline: median(same), baselineName: 'rg --no-require-git -l -F', note: existsSync(path.join(root, '.git')) ? 'a git repository: plain rg reads .gitignore too' : 'no .git here: plain rg skips .gitignore, toolgate and this rg apply it' });
   rows.push({ group: g, op: 'grep -l literal (built-in engine, no rg)', toolgate: median(fb), baseline: b.length ? median(b) : undefined, baselineName: 'rg -l -F' });
 }
 
