@@ -53,8 +53,9 @@ export function findInPath(name: string, pathValue: string): string | null {
     if (!dir.startsWith('/')) continue;
     const file = dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
     try {
-      if (statSync(file).isFile()) { accessSync(file, constants.X_OK); return file; }
-    } catch { /* not here, or not executable: bash goes on too */ }
+      // throwIfNoEntry: a miss (most entries) costs no exception.
+      if (statSync(file, { throwIfNoEntry: false })?.isFile()) { accessSync(file, constants.X_OK); return file; }
+    } catch { /* unreadable, or not executable: bash goes on too */ }
   }
   return null;
 }
