@@ -200,6 +200,13 @@ export type QuietCheck = ((dirRel: string) => boolean) & {
   withStats(rels: readonly string[]): { quiet: Set<string>; stats: Map<string, Stats | undefined> };
 };
 
+/** How many '/' a path holds. */
+function slashes(r: string): number {
+  let n = 0;
+  for (let i = r.indexOf('/'); i >= 0; i = r.indexOf('/', i + 1)) n++;
+  return n;
+}
+
 /** A path relative to a folder that names an entry below it: no empty, "." or ".." segment (so no lookup leaves it). */
 const plainRel = (rel: string) => rel !== '' && rel.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 
@@ -301,9 +308,10 @@ function judgeAll(dirs: Iterable<string>, looksQuiet: (rel: string) => boolean):
   }
   const first = new Map<string, boolean>();
   for (const r of all) first.set(r, looksQuiet(r));
-  const depth = (r: string) => (r === '' ? -1 : r.split('/').length);
+  // Deepest first; each depth counted once (not at every comparison of the sort).
+  const byDepth = [...onWay].map((r) => ({ r, d: r === '' ? -1 : slashes(r) })).sort((x, y) => y.d - x.d);
   const second = new Map<string, boolean>();
-  for (const r of [...onWay].sort((x, y) => depth(y) - depth(x))) second.set(r, first.get(r) === true && looksQuiet(r));
+  for (const { r } of byDepth) second.set(r, first.get(r) === true && looksQuiet(r));
   const wayOk = new Map<string, boolean>();
   const way = (r: string): boolean => {
     if (r === '') return second.get('') ?? false;
