@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { readlinkSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
@@ -29,9 +29,24 @@ export function isSecretName(name: string): boolean {
 const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
 
 /**
+ * The real path of absolute `p`; for a path that does not exist (yet), the real path of its
+ * nearest existing ancestor plus the rest, following a dangling link on the way (a command may
+ * make the folder it points to). Bounded: a loop ends as the path itself.
+ */
+function realOrPlanned(p: string, hops = 0): string {
+  try { return realpathSync.native(p); } catch { /* missing, dangling, a loop */ }
+  const parent = path.dirname(p);
+  if (parent === p || hops > 40) return p;
+  const joined = path.join(realOrPlanned(parent, hops + 1), path.basename(p));
+  let target: string;
+  try { target = readlinkSync(joined); } catch { return joined; }
+  return realOrPlanned(path.resolve(path.dirname(joined), target), hops + 1);
+}
+
+/**
  * PATH without the entries a command line could plant programs in: empty and relative entries
  * (they name the cwd) and any directory inside a workspace root (node_modules/.bin, ./bin…),
- * compared before and after resolving symlinks.
+ * compared before and after resolving symlinks (for an entry not made yet, as far as they go).
  */
 export function safePath(value: string | undefined, roots: string[]): string {
   const real = (p: string) => { try { return realpathSync.native(p); } catch { return p; } };
@@ -41,7 +56,7 @@ export function safePath(value: string | undefined, roots: string[]): string {
     if (!e || !path.isAbsolute(e)) return false;
     const abs = path.resolve(e);
     if (rootsReal.some((r) => inside(abs, r))) return false;
-    const resolved = real(abs);
+    const resolved = realOrPlanned(abs);
     return !rootsReal.some((r) => inside(resolved, r));
   });
   return kept.length ? kept.join(':') : DEFAULT_PATH;

@@ -1,15 +1,16 @@
-// Review of the direct exec of plain lines (src/exec/direct.ts, sandbox none):
+// Review of the direct exec of plain lines (src/exec/direct.ts, sandbox none) and of safePath:
 // lines and environments for which `bash --norc --noprofile -c LINE` does something other than
 // exec'ing the program PATH finds, with the environment as given. Each must be left to bash.
 // Oracle as in direct-exec.test.ts: the same line on a server whose environment holds OLDPWD
 // (toolgate then always runs bash; bash drops an OLDPWD that names no folder).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { directExec } from '../../src/exec/direct.js';
+import { safePath } from '../../src/exec/env.js';
 
 const ALLOW = 'commands: { prefer_tools: false }\nrules:\n  - tool: run_command\n    decision: allow\n';
 type Ran = { output: string; exit_code: number | null };
@@ -121,4 +122,18 @@ test('review: a line starting with - or + is read by bash as its own options, no
   }
   // After a leading space bash reads it as a command: both run it.
   assert.deepEqual(await p.run(p.direct, ' -tgopt'), await p.run(p.viaBash, ' -tgopt'));
+});
+
+test('review: safePath drops a PATH entry that does not exist yet but would be created inside a workspace root through a link', (t) => {
+  const d = tempDir('tg-review-path-');
+  t.after(d.cleanup);
+  const ws = path.join(d.dir, 'ws');
+  mkdirSync(ws);
+  // A link outside the workspace to a folder of it not made yet (dangling), and a link to the root itself.
+  symlinkSync(path.join(ws, 'sub'), path.join(d.dir, 'dangling'));
+  symlinkSync(ws, path.join(d.dir, 'toroot'));
+  const value = [`${d.dir}/dangling/bin`, `${d.dir}/toroot/not-yet/bin`, `${d.dir}/dangling`, '/usr/bin', `${d.dir}/nonexistent/bin`].join(':');
+  // Entries outside every root, existing or not, are kept; each entry once.
+  assert.equal(safePath(value, [ws]), `/usr/bin:${d.dir}/nonexistent/bin`);
+  assert.equal(safePath('/usr/bin:/bin:/usr/bin', [ws]), '/usr/bin:/bin');
 });
