@@ -71,11 +71,12 @@ export function findInPath(name: string, pathValue: string): string | null {
     if (!dir.startsWith('/')) continue;
     const file = dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
     try {
-      const st = statSync(file);
-      if (st.isDirectory()) continue;
+      // throwIfNoEntry: a miss (most entries) costs no exception.
+      const st = statSync(file, { throwIfNoEntry: false });
+      if (!st || st.isDirectory()) continue;
       accessSync(file, constants.X_OK);
       return st.isFile() ? file : null;
-    } catch { /* not here, or not executable: bash goes on too */ }
+    } catch { /* unreadable, or not executable: bash goes on too */ }
   }
   return null;
 }
