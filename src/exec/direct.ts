@@ -97,9 +97,8 @@ function head(file: string, n: number): Buffer | null {
   }
 }
 
-/** An ELF for this machine (its class and machine match): the kernel execs it without falling back to a shell. */
-function nativeElf(file: string): boolean {
-  const b = head(file, 20);
+/** An ELF for this machine (its class and machine match), from its first bytes: the kernel execs it without falling back to a shell. */
+function nativeElf(b: Buffer | null): boolean {
   if (!b || b.length < 20 || b.readUInt32BE(0) !== 0x7f454c46) return false;
   const cls = process.arch === 'ia32' || process.arch === 'arm' ? 1 : 2;
   const little = b[5] === 1;
@@ -115,7 +114,7 @@ function nativeElf(file: string): boolean {
 export function kernelExecs(file: string): boolean {
   const b = head(file, 256);
   if (!b) return false;
-  if (b.length >= 4 && b.readUInt32BE(0) === 0x7f454c46) return nativeElf(file);
+  if (b.length >= 4 && b.readUInt32BE(0) === 0x7f454c46) return nativeElf(b);
   if (b[0] !== 0x23 || b[1] !== 0x21) return false; // #!
   const nl = b.indexOf(0x0a);
   if (nl < 0) return false;
@@ -127,7 +126,7 @@ export function kernelExecs(file: string): boolean {
   } catch {
     return false;
   }
-  return nativeElf(interp);
+  return nativeElf(head(interp, 20));
 }
 
 /**
