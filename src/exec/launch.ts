@@ -112,7 +112,8 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   recRef = rec;
   rec.running = new Running({
     file: file0, args, cwd: input.cwd, env, capture, ...(direct ? { argv0: direct.argv0 } : {}),
-    stdin: input.background ? (input.stdin ?? 'keep') : input.stdin,
+    // Text, even the text "keep", is written and stdin closed; a background run without text keeps it open.
+    stdin: input.stdin !== undefined ? { text: input.stdin } : input.background ? 'keep' : undefined,
     onOutput: () => { for (const w of rec.waiters) w(); },
   });
   rec.running.done.finally(() => {

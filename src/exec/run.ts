@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { OutputCapture } from './capture.js';
 import { killGroup, killTree } from './kill.js';
 import { bigEnoughForStarter, readyHelper, starterSetting } from './starter-use.js';
-import type { Helper } from './starter.js';
+import type { Helper, StdinSpec } from './starter.js';
 
 export interface RunSpec {
   /** What to spawn: bash, bwrap wrapping bash, or a program exec'd directly (direct.ts). */
@@ -13,7 +13,7 @@ export interface RunSpec {
   cwd: string;
   env: Record<string, string>;
   /** Text for stdin, then closed; 'keep' leaves stdin open for process_write; undefined closes it at once. */
-  stdin?: string | 'keep';
+  stdin?: StdinSpec;
   capture: OutputCapture;
   /** Called after every chunk (progress, waiters). */
   onOutput?: () => void;
@@ -86,7 +86,7 @@ export class Running {
       this.pid = c.pid ?? -1; // undefined: the spawn failed (ENOENT…), reported by 'error'
       this.leaderGone = () => c.exitCode !== null || c.signalCode !== null;
       if (spec.stdin !== undefined) c.stdin?.on('error', () => {});
-      if (typeof spec.stdin === 'string' && spec.stdin !== 'keep') c.stdin?.end(spec.stdin);
+      if (spec.stdin !== undefined && spec.stdin !== 'keep') c.stdin?.end(spec.stdin.text);
       this.write_ = (input) => {
         const s = c.stdin;
         if (!s || s.destroyed || s.writableEnded) return Promise.reject(new Error('stdin is closed'));

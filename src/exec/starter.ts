@@ -26,11 +26,14 @@ export interface RgChild {
 }
 
 /** A command started through the helper (run.ts): its own session, this environment, these stdin bytes. */
+/** A command's stdin: text (in an object, so that no text reads as the marker) written then closed, or 'keep': left open for process_write. */
+export type StdinSpec = { text: string } | 'keep';
+
 export interface CommandSpawnOptions {
   cwd: string;
   env: Record<string, string>;
   /** Text written to stdin, then closed; 'keep' leaves it open (write()); null: no stdin. */
-  stdin: string | 'keep' | null;
+  stdin: StdinSpec | null;
   /** argv[0] when it is not `bin` (a program exec'd as bash would: by the name it was called). */
   argv0?: string;
 }
@@ -308,7 +311,7 @@ export class Helper {
     this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin === null ? null : 'pipe', ...(o.argv0 !== undefined ? { argv0: o.argv0 } : {}) });
     // Text for stdin goes in chunks like process_write's, then stdin is closed.
     if (o.stdin !== null && o.stdin !== 'keep') {
-      run.write(o.stdin).catch(() => { /* the command closed its stdin or ended: as with a pipe of this server's */ });
+      run.write(o.stdin.text).catch(() => { /* the command closed its stdin or ended: as with a pipe of this server's */ });
       run.endStdin();
     }
     return run;
