@@ -68,10 +68,19 @@ export function commandHome(policyEnv: { set: Record<string, string> }, source: 
 }
 
 // Compiling the allow-list costs more than the rest of buildEnv: one matcher per policy list.
+// Plain names are looked up in a set; only the globs (LC_*, a policy's NODE_*) go to picomatch,
+// which tests a name against each pattern in turn (~40 names × 13 patterns per command otherwise).
 const matchers = new WeakMap<string[], (name: string) => boolean>();
 function allowMatcher(extra: string[]): (name: string) => boolean {
   let m = matchers.get(extra);
-  if (!m) { m = picomatch([...BASE_ENV_ALLOW, ...extra]); matchers.set(extra, m); }
+  if (!m) {
+    const all = [...BASE_ENV_ALLOW, ...extra];
+    const plain = new Set(all.filter((p) => /^[A-Za-z0-9_]+$/.test(p)));
+    const globs = all.filter((p) => !plain.has(p));
+    const glob = globs.length ? picomatch(globs) : () => false;
+    m = (name) => plain.has(name) || glob(name);
+    matchers.set(extra, m);
+  }
   return m;
 }
 
