@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import type { OutputCapture } from './capture.js';
 import { killGroup, killTree } from './kill.js';
 import { bigEnoughForStarter, readyHelper, starterSetting } from './starter-use.js';
-import type { Helper, StdinSpec } from './starter.js';
+import type { Helper } from './starter.js';
+
+/** A command's stdin: text (in an object: no text reads as the marker), written then closed; or 'keep': left open for write(). */
+export type StdinSpec = { text: string } | 'keep';
 
 export interface RunSpec {
   /** What to spawn: bash, bwrap wrapping bash, or a program exec'd directly (direct.ts). */

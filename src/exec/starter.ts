@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { killTree, procStartTime } from './kill.js';
+import type { StdinSpec } from './run.js';
 import { HELPER_SOURCE, STARTER_TITLE } from './starter-program.js';
 
 export { STARTER_TITLE };
@@ -26,16 +27,11 @@ export interface RgChild {
 }
 
 /** A command started through the helper (run.ts): its own session, this environment, these stdin bytes. */
-/** A command's stdin: text (in an object, so that no text reads as the marker) written then closed, or 'keep': left open for process_write. */
-export type StdinSpec = { text: string } | 'keep';
-
 export interface CommandSpawnOptions {
   cwd: string;
   env: Record<string, string>;
-  /** Text written to stdin, then closed; 'keep' leaves it open (write()); null: no stdin. */
-  stdin: StdinSpec | null;
-  /** argv[0] when it is not `bin` (a program exec'd as bash would: by the name it was called). */
-  argv0?: string;
+  stdin: StdinSpec | null; // null: no stdin
+  argv0?: string; // when it is not `bin` (a program exec'd as bash would: by the name it was called)
 }
 
 export interface RgSpawnOptions {
@@ -309,11 +305,9 @@ export class Helper {
   startCommand(bin: string, args: string[], o: CommandSpawnOptions): HelperChild {
     const run = this.track(true, true);
     this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin === null ? null : 'pipe', ...(o.argv0 !== undefined ? { argv0: o.argv0 } : {}) });
-    // Text for stdin goes in chunks like process_write's, then stdin is closed.
-    if (o.stdin !== null && o.stdin !== 'keep') {
-      run.write(o.stdin.text).catch(() => { /* the command closed its stdin or ended: as with a pipe of this server's */ });
-      run.endStdin();
-    }
+    // Text for stdin goes in chunks like process_write's, then stdin is closed (a failed write: the
+    // command closed its stdin or ended, as with a pipe of this server's).
+    if (o.stdin !== null && o.stdin !== 'keep') { run.write(o.stdin.text).catch(() => {}); run.endStdin(); }
     return run;
   }
 
