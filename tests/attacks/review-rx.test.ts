@@ -128,6 +128,8 @@ test('without ripgrep, many concurrent runaway searches (other sessions too) sha
   assert.ok(peakRunning <= MAX_WORKERS, `${peakRunning} workers at once`);
   // A worker is two threads here (its own and its isolate's helper): the waiting searches started none.
   assert.ok(peak <= 2 * MAX_WORKERS + 2, `${peak} more threads during ${sessions.length} searches (at most ${MAX_WORKERS} workers)`);
+  // A slot is given back once its worker's thread has ended (terminate() settled).
+  for (let i = 0; i < 50 && runningWorkers() > 0; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(runningWorkers(), 0, 'every slot was given back');
   // And every worker thread really ended (terminate(), after a time cap or a cancel).
   for (let i = 0; i < 50 && threads() > before + 1; i++) await new Promise((r) => setTimeout(r, 50));

@@ -151,9 +151,11 @@ export class RegexMatcher {
     this.ended = how;
     clearTimeout(this.timer);
     this.signal.removeEventListener('abort', this.onAbort);
-    void this.worker?.terminate();
+    const w = this.worker;
     this.worker = null;
-    if (this.slot === 'held') releaseSlot();
+    // A held slot passes on once the worker's thread has ended, not when it is told to: a
+    // runaway match takes a moment to stop, and MAX_WORKERS bounds the threads that exist.
+    if (this.slot === 'held') { if (w) w.terminate().then(releaseSlot, releaseSlot); else releaseSlot(); }
     else if (this.slot === 'waiting') waiting.splice(waiting.indexOf(this.granted), 1);
     this.slot = 'none';
     for (const p of this.pending.values()) {
