@@ -103,6 +103,9 @@ test('without ripgrep, many concurrent runaway searches (other sessions too) sha
     if (saved.rg === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved.rg;
     if (saved.cap === undefined) delete process.env.TOOLGATE_GREP_TIME_CAP_MS; else process.env.TOOLGATE_GREP_TIME_CAP_MS = saved.cap;
   });
+  // libuv's thread pool starts all its threads at its first use: started before the count.
+  const { stat } = await import('node:fs/promises');
+  await Promise.all(Array.from({ length: 4 }, () => stat(d.dir)));
   const before = threads();
   let peak = 0;
   let peakRunning = 0;
