@@ -2,6 +2,7 @@ import { createMcpSession } from '../server/mcp-server.js';
 import { LineStdioTransport } from '../server/stdio-transport.js';
 import { setup, UsageError, type CommonFlags } from './setup.js';
 import { startApprovalHost } from '../approvals/host.js';
+import { closeInheritedFds } from '../exec/inherited-fds.js';
 
 export interface ServeFlags extends CommonFlags {
   transport?: string;
@@ -22,7 +23,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const transport = flags.transport ?? 'stdio';
   if (transport !== 'stdio' && transport !== 'http') throw new UsageError(`--transport must be stdio or http, not "${transport}"`);
   const consolePort = consoleOption(flags.console);
+  // Before anything is spawned (upstreams, the starter, commands): they would inherit them.
+  const closedFds = closeInheritedFds();
   const { rt, ceiling, log } = await setup(flags, { upstreamWaitMs: 2500 });
+  if (closedFds.length) log.info({ fds: closedFds }, 'closed descriptors inherited without close-on-exec (every command would have inherited them)');
   if (!ceiling) log.warn('no --workspace given: the client\'s MCP roots will be the workspace; without them every call fails');
   const host = await startApprovalHost(rt, { ceiling, stateDir: rt.stateDir(ceiling?.[0]), console: consolePort, log });
   process.on('exit', () => host.close());
