@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { COMMAND_HELP, MAIN_HELP } from './cli/help.js';
 import { serve } from './cli/serve.js';
+import { closeInheritedFds } from './exec/inherited-fds.js';
 import { UsageError } from './cli/setup.js';
 import { PolicyError } from './policy/load.js';
 import { VERSION } from './version.js';
@@ -40,6 +41,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(topic && COMMAND_HELP[topic] ? COMMAND_HELP[topic] : MAIN_HELP);
     return 0;
   }
+  // What this process inherited without close-on-exec must not reach what it starts: the commands
+  // of `call`, the upstream servers of `tools`, `policy check` and `upstream`. serve closes (and
+  // logs) them itself.
+  if (cmd !== 'serve') closeInheritedFds();
   // Only `serve` is imported up front: the other commands are loaded when used (start-up of the server).
   switch (cmd) {
     case 'serve':

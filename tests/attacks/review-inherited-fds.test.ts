@@ -1,0 +1,98 @@
+// Review of src/exec/inherited-fds.ts (the server closes, at start, what it inherited without
+// close-on-exec). Each test starts the built CLI with something open at a high descriptor and looks
+// from outside: a command's /proc/PID/fd, an upstream server's report, the audit log.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CLI, tempDir } from '../../src/testing/helpers.js';
+
+const skip = process.platform !== 'linux' && 'Linux /proc';
+const fdsOf = (pid: number) => readdirSync(`/proc/${pid}/fd`).map(Number).sort((a, b) => a - b);
+const linkOf = (pid: number, fd: number) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { return ''; } };
+const show = (pid: number) => fdsOf(pid).map((fd) => `${fd}→${linkOf(pid, fd)}`).join(', ');
+
+function pidOf(cmdline: string): number | undefined {
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try { if (readFileSync(`/proc/${e}/cmdline`, 'utf8') === cmdline) return Number(e); } catch { /* gone */ }
+  }
+  return undefined;
+}
+
+function fixture(prefix: string, policyExtra = '') {
+  const d = tempDir(prefix);
+  const ws = path.join(d.dir, 'ws');
+  mkdirSync(ws);
+  const secret = path.join(d.dir, 'parent-secret.txt');
+  writeFileSync(secret, 'the parent\'s file\n');
+  const pol = path.join(d.dir, 'policy.yaml');
+  writeFileSync(pol, `version: 1\nsandbox: { backend: none }\nrules:\n  - { tool: run_command, decision: allow }\n${policyExtra}`);
+  const flags = ['--workspace', ws, '--policy', pol, '--state-dir', path.join(d.dir, 'state')];
+  return { ...d, ws, secret, pol, flags };
+}
+
+type Reply = { result?: { structuredContent?: { ok?: boolean; data?: { id?: string; output?: string } } } };
+
+/** A JSON-RPC client on a spawned server's stdin/stdout, initialized. */
+async function client(srv: ChildProcess) {
+  let buf = '';
+  const waiters = new Map<number, (m: Reply) => void>();
+  srv.stdout!.on('data', (c) => {
+    buf += c;
+    for (let i; (i = buf.indexOf('\n')) >= 0; buf = buf.slice(i + 1)) { const m = JSON.parse(buf.slice(0, i)); waiters.get(m.id)?.(m); }
+  });
+  let id = 0;
+  const req = (method: string, params: unknown) => new Promise<Reply>((r) => { const k = ++id; waiters.set(k, r); srv.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: k, method, params }) + '\n'); });
+  await req('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+  srv.stdin!.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  return req;
+}
+
+/** Starts `sleep MARK` in the background through the server and returns the command's pid. */
+async function backgroundSleep(t: { after: (f: () => void) => void }, req: Awaited<ReturnType<typeof client>>, mark: string): Promise<number> {
+  const r = await req('tools/call', { name: 'run_command', arguments: { command: `sleep ${mark}`, background: true } });
+  assert.ok(r.result?.structuredContent?.data?.id, JSON.stringify(r));
+  let pid: number | undefined;
+  for (let i = 0; i < 100 && !(pid = pidOf(`sleep\0${mark}\0`)); i++) await new Promise((res) => setTimeout(res, 20));
+  assert.ok(pid, `sleep ${mark} not found`);
+  const found = pid;
+  t.after(() => { try { process.kill(found, 'SIGKILL'); } catch { /* gone */ } });
+  return pid;
+}
+
+// `toolgate call` builds the same runtime and runs the same commands as the server, but never went
+// through serve(): a descriptor its shell left open reached the command (the shell's file printed).
+test('toolgate call: a descriptor its shell left open does not reach the command', { skip, timeout: 30_000 }, (t) => {
+  const f = fixture('tg-rfds-call-');
+  t.after(f.cleanup);
+  const args = JSON.stringify({ command: 'cat <&50 || echo closed' });
+  const r = spawnSync('/bin/bash', ['-c', 'exec 50<"$1"; shift; exec "$@"', 'bash', f.secret, process.execPath, CLI, 'call', 'run_command', ...f.flags, '--args', args], {
+    encoding: 'utf8', env: { ...process.env, TOOLGATE_LOG_LEVEL: 'error' }, timeout: 25_000,
+  });
+  const env = JSON.parse(r.stdout) as { ok: boolean; data?: { output?: string } };
+  assert.ok(env.ok, r.stdout + r.stderr);
+  assert.doesNotMatch(env.data?.output ?? '', /the parent's file/, 'the command read the file the shell of `toolgate call` had open at fd 50');
+  assert.match(env.data?.output ?? '', /closed/);
+});
+
+// The other commands that start processes (upstream MCP servers): `tools` (through setup) and
+// `upstream list` (its own probe). The upstream here writes the descriptors it holds, then exits.
+for (const sub of [['tools'], ['upstream', 'list']]) {
+  test(`toolgate ${sub.join(' ')}: a descriptor its shell left open does not reach an upstream server`, { skip, timeout: 30_000 }, (t) => {
+    const d = tempDir('tg-rfds-up-');
+    t.after(d.cleanup);
+    const report = path.join(d.dir, 'upstream-fds.txt');
+    const script = path.join(d.dir, 'upstream.cjs');
+    writeFileSync(script, `require('fs').writeFileSync(${JSON.stringify(report)}, require('fs').readdirSync('/proc/self/fd').map((f) => f + ' ' + (() => { try { return require('fs').readlinkSync('/proc/self/fd/' + f); } catch { return ''; } })()).join('\\n'));\n`);
+    const f = fixture('tg-rfds-up2-', `upstreams:\n  probe:\n    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(script)}]\n`);
+    t.after(f.cleanup);
+    spawnSync('/bin/bash', ['-c', 'exec 50<"$1"; shift; exec "$@"', 'bash', f.secret, process.execPath, CLI, ...sub, ...f.flags], {
+      encoding: 'utf8', env: { ...process.env, TOOLGATE_LOG_LEVEL: 'error' }, timeout: 25_000,
+    });
+    assert.ok(existsSync(report), 'the upstream server did not start');
+    const held = readFileSync(report, 'utf8');
+    assert.ok(!held.includes(f.secret), `the upstream server holds the file the shell had open at fd 50:\n${held}`);
+  });
+}
