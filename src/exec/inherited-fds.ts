@@ -1,14 +1,35 @@
-import { closeSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
 
 /** O_CLOEXEC in /proc/PID/fdinfo's octal `flags` (Linux, every architecture Node runs on). */
 const O_CLOEXEC = 0o2000000;
 
 /**
+ * V8's own logs: opened before any script runs, without close-on-exec, and written to for the life
+ * of the process — --perf-basic-prof's /tmp/perf-PID.map, --perf-prof's jit-PID.dump, the log of
+ * --prof and --log-* (isolate-0x…-PID-v8.log, or --logfile's name with --no-logfile-per-isolate).
+ * Closed, their number would go to the next file the server opens (the audit log) and V8's lines
+ * into it. Kept, a command inherits them, as it did before any descriptor was closed.
+ */
+function isV8Log(fd: number): boolean {
+  let target: string;
+  try { target = readlinkSync(`/proc/self/fd/${fd}`); } catch { return false; }
+  const pid = process.pid;
+  const base = path.basename(target);
+  if (base === `perf-${pid}.map` || base === `jit-${pid}.dump` || new RegExp(`^isolate-0x[0-9a-f]+-${pid}-`).test(base)) return true;
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const i = flags.findIndex((a) => a === '--logfile' || a.startsWith('--logfile='));
+  const logfile = i < 0 ? 'v8.log' : flags[i]!.startsWith('--logfile=') ? flags[i]!.slice(10) : flags[i + 1];
+  return !!logfile && flags.includes('--no-logfile-per-isolate') && target === path.resolve(logfile);
+}
+
+/**
  * Closes the descriptors above stderr that this process holds without close-on-exec: ones its
  * parent left open for it (a client's, a shell's). Every child would inherit them — each command,
  * the starter, bubblewrap — and a command could read or write what they lead to. Node and libuv
- * open theirs with close-on-exec; a Node parent's IPC channel (process.channel) is kept. Linux only
- * (/proc/self/fdinfo); returns the numbers closed. Call before anything is spawned.
+ * open theirs with close-on-exec, V8 its logs without (kept: isV8Log); a Node parent's IPC channel
+ * (process.channel) is kept. Linux only (/proc/self/fdinfo); returns the numbers closed. Call
+ * before anything is spawned.
  */
 export function closeInheritedFds(): number[] {
   if (process.platform !== 'linux') return [];
@@ -27,7 +48,7 @@ export function closeInheritedFds(): number[] {
       if (!m) continue;
       flags = parseInt(m[1]!, 8);
     } catch { continue; /* gone (the listing's own descriptor) */ }
-    if (flags & O_CLOEXEC) continue;
+    if (flags & O_CLOEXEC || isV8Log(fd)) continue;
     try { closeSync(fd); closed.push(fd); } catch { /* already closed */ }
   }
   return closed;

@@ -96,3 +96,28 @@ for (const sub of [['tools'], ['upstream', 'list']]) {
     assert.ok(!held.includes(f.secret), `the upstream server holds the file the shell had open at fd 50:\n${held}`);
   });
 }
+
+// V8 opens its own logs (--perf-basic-prof's /tmp/perf-PID.map, --prof's isolate-…-v8.log) before
+// any script runs, without close-on-exec, and keeps writing to them. Closed at start, the number
+// went to the next file the server opened — the audit log — and V8's symbol lines landed in it:
+// `toolgate audit verify` failed on line 1.
+test('NODE_OPTIONS=--perf-basic-prof: V8\'s perf map is kept and nothing of it reaches the audit log', { skip, timeout: 60_000 }, async (t) => {
+  const f = fixture('tg-rfds-perf-');
+  t.after(f.cleanup);
+  const srv = spawn(process.execPath, [CLI, ...f.flags, '--console', 'off'], {
+    cwd: f.dir, // --prof's log goes to the working directory
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { ...process.env, TOOLGATE_LOG_LEVEL: 'error', TOOLGATE_STARTER: 'off', NODE_OPTIONS: '--perf-basic-prof' },
+  });
+  const map = `/tmp/perf-${srv.pid}.map`;
+  t.after(() => { srv.kill('SIGKILL'); rmSync(map, { force: true }); });
+  const req = await client(srv);
+  assert.ok(fdsOf(srv.pid!).some((fd) => linkOf(srv.pid!, fd) === map), `V8's perf map was closed: ${show(srv.pid!)}`);
+  // Enough calls for V8 to compile (and log) more code.
+  for (let i = 0; i < 60; i++) await req('tools/call', { name: 'run_command', arguments: { command: `echo call${i}` } });
+  const audit = readFileSync(path.join(f.dir, 'state', 'audit.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const foreign = audit.filter((l) => !l.startsWith('{'));
+  assert.deepEqual(foreign.slice(0, 5), [], `${foreign.length} lines of the audit log are not records`);
+  const v = spawnSync(process.execPath, [CLI, 'audit', 'verify', path.join(f.dir, 'state', 'audit.jsonl')], { encoding: 'utf8' });
+  assert.equal(v.status, 0, v.stdout + v.stderr);
+});
