@@ -7,30 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { tempDir } from '../../src/testing/helpers.js';
+import { directPair } from './direct-fixture.js';
 import { resetStarterForTests } from '../../src/exec/starter-use.js';
-
-const ALLOW = 'commands: { prefer_tools: false }\nrules:\n  - tool: run_command\n    decision: allow\n';
-type Ran = { output: string; exit_code: number | null };
-
-/** Two servers on one workspace: one that execs plain lines directly, one that leaves every line to bash. */
-function pair(envOf: (ws: string) => string = () => '') {
-  const t = tempDir('tg-direct-e2e-');
-  const ws = path.join(t.dir, 'ws');
-  mkdirSync(ws);
-  writeFileSync(path.join(ws, 'a.txt'), 'A\n');
-  const extraEnv = envOf(ws);
-  const set = (more: string) => `env:\n  set: { ${[extraEnv, more].filter(Boolean).join(', ')} }\n`;
-  const direct = new Harness([ws], { policy: policyFromYaml(`sandbox: { backend: none }\n${extraEnv ? set('') : ''}${ALLOW}`), stateDir: path.join(t.dir, 's1') });
-  const viaBash = new Harness([ws], { policy: policyFromYaml(`sandbox: { backend: none }\n${set('OLDPWD: /nonexistent-tg')}${ALLOW}`), stateDir: path.join(t.dir, 's2') });
-  const run = async (h: Harness, command: string): Promise<Ran> => {
-    const env = await h.call('run_command', { command });
-    const d = env.data as Ran | null;
-    assert.ok(d, `${command}: ${JSON.stringify(env.error)}`);
-    return { output: d.output, exit_code: d.exit_code };
-  };
-  return { t, ws, direct, viaBash, run, done: () => { direct.close(); viaBash.close(); t.cleanup(); } };
-}
 
 const sortedLines = (s: string) => s.split('\n').filter(Boolean).sort().join('\n');
 
@@ -38,7 +17,7 @@ for (const starter of ['off', 'always'] as const) {
   test(`direct exec (starter ${starter}): environment, argv[0], output and exit code as from bash -c`, { skip: process.platform !== 'linux' && 'Linux /proc' }, async (t) => {
     process.env.TOOLGATE_STARTER = starter;
     t.after(() => { delete process.env.TOOLGATE_STARTER; resetStarterForTests(); });
-    const p = pair();
+    const p = directPair();
     t.after(p.done);
     const a = await p.run(p.direct, 'env');
     const b = await p.run(p.viaBash, 'env');
@@ -47,9 +26,7 @@ for (const starter of ['off', 'always'] as const) {
     assert.match(a.output, new RegExp(`^PWD=${p.ws.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
     assert.match(a.output, /^_=\/(usr\/)?bin\/env$/m);
     for (const line of ['ls --bogus-tg', 'echo hi', 'echo -n a b', 'echo -e x', 'echo -- -n', 'echo -nE a', 'wc -c a.txt', 'ls -d .', 'ls /nonexistent-tg-dir', 'sh -c pwd', 'no-such-program-tg x']) {
-      const x = await p.run(p.direct, line);
-      const y = await p.run(p.viaBash, line);
-      assert.deepEqual(x, y, line);
+      await p.sameAsBash(line);
     }
     // coreutils names itself by argv[0] in its messages: the name as typed, as bash passes it.
     assert.match((await p.run(p.direct, 'ls --bogus-tg')).output, /^ls: unrecognized option/);
@@ -57,7 +34,7 @@ for (const starter of ['off', 'always'] as const) {
 }
 
 test('direct exec: lines that only look plain keep bash\'s meaning (expansions, quotes, globs, braces, builtins)', async (t) => {
-  const p = pair();
+  const p = directPair();
   t.after(p.done);
   const home = (await p.run(p.viaBash, 'echo ~')).output.trim();
   assert.ok(home.startsWith('/'), home);
@@ -76,13 +53,13 @@ test('direct exec: an echo earlier in PATH is not what bash runs; a program earl
     writeFileSync(path.join(fake.dir, name), `#!/bin/sh\n${body}\n`);
     chmodSync(path.join(fake.dir, name), 0o755);
   }
-  const p = pair(() => `PATH: "${fake.dir}:/usr/bin:/bin"`);
+  const p = directPair({ PATH: `${fake.dir}:/usr/bin:/bin` });
   t.after(p.done);
   assert.equal((await p.run(p.direct, 'echo hi')).output, 'hi\n', 'bash\'s builtin echo, not the earlier one');
   assert.equal((await p.run(p.direct, 'tgprog a b')).output, 'mine tgprog a b\n'.replace('tgprog', path.join(fake.dir, 'tgprog')));
-  assert.deepEqual(await p.run(p.direct, 'tgprog a b'), await p.run(p.viaBash, 'tgprog a b'));
+  await p.sameAsBash('tgprog a b');
   // A PATH entry inside the workspace is dropped (safePath) for the direct exec as for bash.
-  const q = pair((ws) => `PATH: "${path.join(ws, 'bin')}:/usr/bin:/bin"`);
+  const q = directPair((ws) => ({ PATH: `${path.join(ws, 'bin')}:/usr/bin:/bin` }));
   t.after(q.done);
   mkdirSync(path.join(q.ws, 'bin'));
   writeFileSync(path.join(q.ws, 'bin', 'tgplanted'), '#!/bin/sh\necho PLANTED\n');
