@@ -98,15 +98,19 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
       const dir = listRel;
       const abs = path.join(root, dir);
       let counts = '';
-      const [t, f] = await timeInterleaved(50, [
+      // The fs server's listing with sizes stats every entry, as list_dir does (size and mtime).
+      const sized = fsS.tools.has('list_directory_with_sizes');
+      const [t, f, fs2] = await timeInterleaved(50, [
         async () => { const r = await callOk(tg, 'list_dir', { path: dir }); counts = `toolgate ${(r.data as { entries: unknown[] }).entries.length} entries (name, type, size, mtime)`; },
         () => callOk(fsS, 'list_directory', { path: abs }),
+        ...(sized ? [() => callOk(fsS, 'list_directory_with_sizes', { path: abs })] : []),
       ], 5);
       const b = await timeRuns(50, async () => {
         const es = await readdir(abs, { withFileTypes: true });
         await Promise.all(es.map((e) => stat(path.join(abs, e.name))));
       }, 5);
       rows.push({ group: g, op: `list_dir ${info ? '~100 entries' : dir} (p50 of 50)`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readdir+stat', note: `${counts}; fs server: names and [FILE]/[DIR] only` });
+      if (fs2) rows.push({ group: g, op: 'list_dir, against the fs server listing with sizes', toolgate: median(t), fsserver: median(fs2), baseline: median(b), baselineName: 'readdir+stat', note: 'fs server: list_directory_with_sizes (a stat per entry, as list_dir)' });
     }
     if (tg.tools.has('glob')) for (const sub of info ? ['pkg000'] : values['tree-glob'] ?? ['.']) await globRow(g, root, tg, tgFallback, fsS, sub, reps);
     if (tg.tools.has('grep')) await grepRow(g, root, tg, tgFallback, info ? NEEDLE : 'TODO', reps);

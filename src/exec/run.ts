@@ -127,9 +127,17 @@ export class Running {
     });
   }
 
-  /** Writes to stdin (only when it was kept open). */
+  /** Bytes given to write() that the child's stdin pipe has not taken yet (it reads slower, or not at all). */
+  queuedBytes = 0;
+
+  /** Writes to stdin (only when it was kept open); settles once the pipe took all of it. */
   write(input: string): Promise<void> {
-    return this.write_(input);
+    const n = Buffer.byteLength(input);
+    this.queuedBytes += n;
+    const done = () => { this.queuedBytes -= n; };
+    const w = this.write_(input);
+    w.then(done, done);
+    return w;
   }
 
   /**

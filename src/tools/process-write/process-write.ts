@@ -12,6 +12,11 @@ import { holdsProtected } from '../../exec/holds-protected.js';
 import { INTERPRETERS, SHELLS } from '../../shell/wrappers.js';
 import { findProcess } from '../process-output/process-output.js';
 
+/** How long a call waits for the process to take its input before it answers with what is still queued. */
+export const WRITE_WAIT_MS = 1000;
+/** Input that may wait for one process to read it, at most (process_write takes 1 MB a call). */
+export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+
 export const processWriteTool = defineTool({
   name: 'process_write',
   version: '1.0.0',
@@ -21,7 +26,11 @@ export const processWriteTool = defineTool({
     id: z.string().min(1).describe('The id run_command returned.'),
     input: z.string().max(1024 * 1024).describe('Text written to its stdin; add "\\n" to end a line.'),
   }),
-  output: z.object({ id: z.string(), bytes: z.number().int() }),
+  output: z.object({
+    id: z.string(),
+    bytes: z.number().int(),
+    queued_bytes: z.number().int().describe('Bytes the process has not taken into its stdin yet (this call\'s and earlier ones\'): written, in order, as it reads.'),
+  }),
   risk: 'medium',
   permissions: ['proc.exec'],
   side_effects: 'writes to the stdin of a process this session started',
@@ -56,11 +65,27 @@ export const processWriteTool = defineTool({
   async execute(args, _plan, ctx) {
     const p = findProcess(ctx.session, args.id);
     if (p.exit) throw new ToolError('NotFound', `${p.id} has already exited (${p.exit.exit_code ?? p.exit.signal}); start it again with run_command.`);
-    try {
-      await p.running.write(args.input);
-    } catch (e) {
-      throw new ToolError('IOError', `Could not write to ${p.id}: ${(e as Error).message}. Its stdin may be closed (it was started with stdin).`, { cause: e });
+    const bytes = Buffer.byteLength(args.input);
+    if (p.running.queuedBytes + bytes > MAX_QUEUED_BYTES) {
+      throw new ToolError('IOError', `${p.id} has ${p.running.queuedBytes} bytes of earlier input not read yet; with these ${bytes} that is over ${MAX_QUEUED_BYTES}. Nothing of this call was written: see what it does with process_output, or stop it with process_kill.`,
+        { details: { queued_bytes: p.running.queuedBytes } });
     }
-    return { data: { id: p.id, bytes: Buffer.byteLength(args.input) }, text: `Wrote ${Buffer.byteLength(args.input)} bytes to ${p.id}; read the reply with process_output.` };
+    const write = p.running.write(args.input);
+    // A process that does not read (yet) gets the rest as it reads: the call does not wait for that.
+    // A failure after this call answered (the process ended first) is not this call's.
+    write.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      write.then(() => true, (e: Error) => e),
+      new Promise<false>((r) => { timer = setTimeout(() => r(false), WRITE_WAIT_MS); }),
+    ]).finally(() => clearTimeout(timer));
+    if (waited instanceof Error) {
+      throw new ToolError('IOError', `Could not write to ${p.id}: ${waited.message}. Its stdin may be closed (it was started with stdin).`, { cause: waited });
+    }
+    const queued = p.running.queuedBytes;
+    const text = queued === 0
+      ? `Wrote ${bytes} bytes to ${p.id}; read the reply with process_output.`
+      : `Gave ${bytes} bytes to ${p.id}; ${queued} bytes are not read by it yet and follow, in order, as it reads. See what it does with process_output.`;
+    return { data: { id: p.id, bytes, queued_bytes: queued }, text };
   },
 });
