@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { childStdio } from '../exec/inherited-fds.js';
 
 function onPath(cmd: string, env: NodeJS.ProcessEnv): string | null {
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
@@ -28,7 +29,7 @@ export function notifier(env: NodeJS.ProcessEnv = process.env): ((title: string,
   const bin = cmd;
   return (title, body) => {
     try {
-      const child = spawn(bin, argv(title, body), { stdio: 'ignore', detached: true });
+      const child = spawn(bin, argv(title, body), { stdio: childStdio(['ignore', 'ignore', 'ignore']), detached: true });
       child.on('error', () => {});
       child.unref();
     } catch { /* a notification is a courtesy */ }

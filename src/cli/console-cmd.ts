@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { childStdio } from '../exec/inherited-fds.js';
 import { askSocket } from '../approvals/socket-server.js';
 import { findServers } from './approvals-cmd.js';
 import type { CommonFlags } from './setup.js';
@@ -22,7 +23,7 @@ export async function consoleCommand(flags: CommonFlags): Promise<number> {
   }
   const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? null : (process.env.DISPLAY || process.env.WAYLAND_DISPLAY) ? 'xdg-open' : null;
   if (opener) {
-    const child = spawn(opener, [urls[0]!], { stdio: 'ignore', detached: true });
+    const child = spawn(opener, [urls[0]!], { stdio: childStdio(['ignore', 'ignore', 'ignore']), detached: true });
     child.on('error', () => process.stderr.write(`toolgate: could not run ${opener}; open the URL above yourself\n`));
     child.unref();
   }

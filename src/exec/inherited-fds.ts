@@ -1,4 +1,4 @@
-import { closeSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 
 /** O_CLOEXEC in /proc/PID/fdinfo's octal `flags` (Linux, every architecture Node runs on). */
@@ -52,4 +52,52 @@ export function closeInheritedFds(): number[] {
     try { closeSync(fd); closed.push(fd); } catch { /* already closed */ }
   }
   return closed;
+}
+
+/**
+ * The server's own IPC channel when a child would inherit it: a Node parent put it above fd 17,
+ * where Node leaves it without close-on-exec (it marks 3–17 only), and the server keeps it (closing
+ * it ends the parent's IPC). Its number, or null (no channel, or one marked close-on-exec).
+ */
+let leaky: number | null | undefined;
+export function leakyChannelFd(): number | null {
+  if (leaky !== undefined) return leaky;
+  leaky = null;
+  const fd = (process.channel as { fd?: unknown } | undefined)?.fd;
+  if (process.platform !== 'linux' || typeof fd !== 'number' || fd <= 2) return leaky;
+  try {
+    const m = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+    if (m && !(parseInt(m[1]!, 8) & O_CLOEXEC)) leaky = fd;
+  } catch { /* no fdinfo: nothing known to cover */ }
+  return leaky;
+}
+
+let devNull = -1;
+/**
+ * A child's stdio: `base`, and when the child would inherit the server's IPC channel
+ * (leakyChannelFd), /dev/null over that descriptor, so the child holds nothing of the channel (a
+ * command could otherwise send the parent messages in the server's name). Node has no fcntl: the
+ * server cannot mark the channel close-on-exec itself. The entries in between are left as they
+ * are ('ignore' above stderr): the server's other descriptors are close-on-exec or closed at start.
+ */
+export function childStdio<T>(base: readonly T[]): Array<T | 'ignore' | number> {
+  const ch = leakyChannelFd();
+  if (ch === null) return [...base];
+  if (devNull < 0) devNull = openSync('/dev/null', 'r+');
+  const out: Array<T | 'ignore' | number> = [...base];
+  while (out.length < ch) out.push('ignore');
+  out[ch] = devNull;
+  return out;
+}
+
+/**
+ * For a child started by code whose stdio toolgate does not set (the MCP SDK's stdio transport, for
+ * upstream servers): the same program started through bash (the shell commands run in; POSIX sh
+ * need not take a descriptor above 9), which closes the server's IPC channel and then execs it,
+ * when the child would inherit the channel (leakyChannelFd); else as given.
+ */
+export function withoutChannel(command: string, args: readonly string[]): { command: string; args: string[] } {
+  const ch = leakyChannelFd();
+  if (ch === null) return { command, args: [...args] };
+  return { command: '/bin/bash', args: ['--norc', '--noprofile', '-c', `exec ${ch}>&- && exec "$0" "$@"`, command, ...args] };
 }

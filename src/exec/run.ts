@@ -3,6 +3,7 @@ import type { OutputCapture } from './capture.js';
 import { killGroup, killTree } from './kill.js';
 import { bigEnoughForStarter, readyHelper, starterSetting } from './starter-use.js';
 import type { Helper } from './starter.js';
+import { childStdio } from './inherited-fds.js';
 
 /** A command's stdin: text (in an object: no text reads as the marker), written then closed; or 'keep': left open for write(). */
 export type StdinSpec = { text: string } | 'keep';
@@ -83,7 +84,7 @@ export class Running {
       // The whole environment is given (nothing inherited); the child leads its own session.
       const c = spawn(spec.file, spec.args, {
         cwd: spec.cwd, env: spec.env, detached: true, windowsHide: true, ...(spec.argv0 !== undefined ? { argv0: spec.argv0 } : {}),
-        stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        stdio: childStdio([spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']),
       });
       this.child = c;
       this.pid = c.pid ?? -1; // undefined: the spawn failed (ENOENT…), reported by 'error'

@@ -15,6 +15,9 @@ export const HELPER_SOURCE = String.raw`
 'use strict';
 process.title = ${JSON.stringify(STARTER_TITLE)};
 const { spawn } = require('node:child_process');
+// The descriptor the server covered for it (its own IPC channel, left without close-on-exec by
+// Node): closed, so nothing started here holds even the cover.
+{ const fd = Number(process.argv[1]); if (Number.isInteger(fd) && fd > 3) { try { require('node:fs').closeSync(fd); } catch {} } }
 const kids = new Map();
 const STDERR_MAX = 65536;
 const alive = (k) => k.exitCode === null && k.signalCode === null;

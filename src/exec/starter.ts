@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { killTree, procStartTime } from './kill.js';
 import type { StdinSpec } from './run.js';
 import { HELPER_SOURCE, STARTER_TITLE } from './starter-program.js';
+import { childStdio, leakyChannelFd } from './inherited-fds.js';
 
 export { STARTER_TITLE };
 
@@ -262,9 +263,12 @@ export class Helper {
 
   /** `onDie(unexpected)`: called once when it dies; unexpected unless stop() ended it. */
   constructor(private readonly onDie: (unexpected: boolean) => void) {
-    this.proc = spawn(process.execPath, [...HELPER_NODE_ARGS, '-e', HELPER_SOURCE], {
+    // The server's own IPC channel, when the helper would inherit it, comes to it covered by
+    // /dev/null (childStdio), and it closes that descriptor first thing (its argument).
+    const covered = leakyChannelFd();
+    this.proc = spawn(process.execPath, [...HELPER_NODE_ARGS, '-e', HELPER_SOURCE, ...(covered === null ? [] : [String(covered)])], {
       // Nothing of the helper may reach stdout, the protocol channel in stdio mode.
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      stdio: childStdio(['ignore', 'ignore', 'inherit', 'ipc']),
       env: { ...process.env, NODE_OPTIONS: '' },
       serialization: 'json',
     });

@@ -10,6 +10,7 @@ import { redactString, REDACTED } from '../audit/redact.js';
 import { cappedFetch } from './capped-fetch.js';
 import { VERSION } from '../version.js';
 import { expandEnvRefs, upstreamArgv, type UpstreamConfig } from './config.js';
+import { withoutChannel } from '../exec/inherited-fds.js';
 
 /**
  * The longest message (one JSON-RPC line) an upstream may send. The SDK's reader keeps
@@ -65,8 +66,10 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
     } finally { clearTimeout(t); }
   };
   if (cfg.command) {
-    const [command, ...args] = upstreamArgv(cfg);
-    const transport = new StdioClientTransport({ command: command!, args, env: upstreamEnv(name, cfg, opts.env), cwd: cfg.cwd, stderr: 'pipe' });
+    const [program, ...programArgs] = upstreamArgv(cfg);
+    // The SDK sets the child's stdio: a server IPC channel it would inherit is closed by bash first.
+    const { command, args } = withoutChannel(program!, programArgs);
+    const transport = new StdioClientTransport({ command, args, env: upstreamEnv(name, cfg, opts.env), cwd: cfg.cwd, stderr: 'pipe' });
     pipeStderr(transport, name, opts.log, secretValues(cfg, opts.env));
     capLineSize(transport, name, opts.log, opts.maxLineBytes ?? UPSTREAM_MAX_LINE_BYTES);
     const client = make();

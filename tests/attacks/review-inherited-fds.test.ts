@@ -103,20 +103,51 @@ test('forked by a Node parent: the IPC channel stays connected and no command ge
 });
 
 // Above fd 17 Node leaves an inherited descriptor as it is: a channel there (`stdio: [..., 'ipc']`
-// at a high index) is kept without close-on-exec, and every command, the starter and rg inherit the
-// parent's channel (a command can send the parent messages in the server's name, or read its own).
-test('spawned with its IPC channel at a high descriptor: no command gets the channel', {
-  skip, timeout: 30_000,
-  todo: 'Node has no fcntl: the server cannot set close-on-exec on the channel it keeps; closing it ends the parent\'s IPC. Needs every spawn (direct, starter, rg, upstreams via the SDK) to drop it in the child',
-}, async (t) => {
-  const f = fixture('tg-rfds-ipc-');
-  t.after(f.cleanup);
-  const srv = spawn(process.execPath, [CLI, ...f.flags, '--console', 'off'], {
-    stdio: ['pipe', 'pipe', 'ignore', ...Array<'ignore'>(20).fill('ignore'), 'ipc'],
-    env: { ...process.env, TOOLGATE_LOG_LEVEL: 'error', TOOLGATE_STARTER: 'off' },
+// at a high index) is kept without close-on-exec, and every command, the starter, rg and upstream
+// servers inherited the parent's channel (a command could send the parent messages in the server's
+// name, or read its own). Now a child started directly gets /dev/null over that number, the starter
+// closes it, and an upstream server is started through /bin/sh, which closes it before the exec.
+for (const starter of ['off', 'always'] as const) {
+  test(`spawned with its IPC channel at a high descriptor: no command or upstream server gets the channel (starter ${starter})`, { skip, timeout: 30_000 }, async (t) => {
+    const d = tempDir('tg-rfds-ipc-up-');
+    t.after(d.cleanup);
+    const report = path.join(d.dir, 'upstream-fds.txt');
+    const script = path.join(d.dir, 'upstream.cjs');
+    // Reports what it holds, then serves nothing (the connect fails; the server carries on without it).
+    writeFileSync(script, `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(report)}, fs.readdirSync('/proc/self/fd').map((f) => { try { return f + ' ' + fs.readlinkSync('/proc/self/fd/' + f); } catch { return f; } }).join('\\n'));\n`);
+    const f = fixture('tg-rfds-ipc-', `upstreams:\n  probe:\n    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(script)}]\n`);
+    t.after(f.cleanup);
+    const CH = 23;
+    const srv = spawn(process.execPath, [CLI, ...f.flags, '--console', 'off'], {
+      stdio: ['pipe', 'pipe', 'ignore', ...Array<'ignore'>(CH - 3).fill('ignore'), 'ipc'],
+      env: { ...process.env, TOOLGATE_LOG_LEVEL: 'error', TOOLGATE_STARTER: starter },
+    });
+    t.after(() => srv.kill('SIGKILL'));
+    const channel = linkOf(srv.pid!, CH);
+    assert.match(channel, /^socket:/, `the server's channel at fd ${CH}: ${show(srv.pid!)}`);
+    const req = await client(srv);
+    // Commands until one came from the starter (with 'always'): the first ones of a server start
+    // directly while the starter is getting ready.
+    let viaStarter = 0;
+    for (let i = 1; i <= 6 && !(starter === 'always' && viaStarter); i++) {
+      const pid = await backgroundSleep(t, req, `34.${process.pid}${i}`);
+      const held = fdsOf(pid).map((fd) => linkOf(pid, fd));
+      assert.ok(!held.includes(channel), `the command holds the parent's IPC channel: ${show(pid)}`);
+      const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      if (ppid === srv.pid) {
+        // Started directly: anything past stdio is the cover, never another descriptor of the server's.
+        for (const fd of fdsOf(pid).filter((n) => n > 2)) assert.deepEqual([fd, linkOf(pid, fd)], [CH, '/dev/null'], show(pid));
+      } else {
+        viaStarter++;
+        assert.deepEqual(fdsOf(pid), [0, 1, 2], `started by the starter, it holds more than its stdio: ${show(pid)}`);
+      }
+      if (starter === 'always' && !viaStarter) await new Promise((r) => setTimeout(r, 200));
+    }
+    if (starter === 'always') assert.ok(viaStarter > 0, 'no command came from the starter');
+    await req('tools/list', {});
+    for (let i = 0; i < 100 && !existsSync(report); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(report), 'the upstream server did not start');
+    assert.ok(!readFileSync(report, 'utf8').includes(channel), `the upstream server holds the parent's IPC channel:\n${readFileSync(report, 'utf8')}`);
+    assert.ok(srv.connected, 'the parent\'s IPC channel was closed');
   });
-  t.after(() => srv.kill('SIGKILL'));
-  const req = await client(srv);
-  const pid = await backgroundSleep(t, req, `33.${process.pid}1`);
-  assert.deepEqual(fdsOf(pid), [0, 1, 2], `the command holds the parent's IPC channel: ${show(pid)}`);
-});
+}

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { RgChild, RgSpawnOptions } from '../../exec/starter.js';
 import { bigEnoughForStarter, readyHelper, starterLaunched, starterSetting } from '../../exec/starter-use.js';
+import { childStdio } from '../../exec/inherited-fds.js';
 
 export { STARTER_TITLE, HELPER_ANSWER_MS, type RgChild, type RgSpawnOptions } from '../../exec/starter.js';
 export { HELPER_MIN_RSS, helperPidForTests, stopStarter, resetStarterForTests } from '../../exec/starter-use.js';
@@ -53,7 +54,7 @@ export function spawnRg(bin: string, args: string[], o: RgSpawnOptions): RgChild
 function direct(bin: string, args: string[], o: RgSpawnOptions): RgChild {
   let child: ChildProcess;
   try {
-    child = spawn(bin, args, { cwd: o.cwd, stdio: ['ignore', 'pipe', o.stderr ? 'pipe' : 'ignore'] });
+    child = spawn(bin, args, { cwd: o.cwd, stdio: childStdio(['ignore', 'pipe', o.stderr ? 'pipe' : 'ignore']) });
   } catch (e) {
     // Arguments spawn refuses (a NUL byte in a pattern or glob): an error event, as from the
     // helper, so the caller falls back instead of failing the call.
