@@ -131,11 +131,15 @@ export class Running {
   /** Bytes given to write() that the child's stdin pipe has not taken yet (it reads slower, or not at all). */
   queuedBytes = 0;
 
+  /** The same, for every process of this server (process_write caps both). */
+  static queuedAll = 0;
+
   /** Writes to stdin (only when it was kept open); settles once the pipe took all of it. */
   write(input: string): Promise<void> {
     const n = Buffer.byteLength(input);
     this.queuedBytes += n;
-    const done = () => { this.queuedBytes -= n; };
+    Running.queuedAll += n;
+    const done = () => { this.queuedBytes -= n; Running.queuedAll -= n; };
     const w = this.write_(input);
     w.then(done, done);
     return w;

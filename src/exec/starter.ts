@@ -73,6 +73,7 @@ export class HelperChild extends EventEmitter implements RgChild {
   private errDone: boolean;
   private ended = false;
   /** stdin not yet written, in order: chunks of writes, and its end. */
+  private stdinEnded = false;
   private stdinQueue: ({ buf: Buffer; off: number; done: (error: string | null) => void } | { end: true })[] = [];
   /** The chunk the helper is writing: its number and what its answer settles. */
   private inFlight: { n: number; last: boolean; done: (error: string | null) => void } | null = null;
@@ -95,7 +96,9 @@ export class HelperChild extends EventEmitter implements RgChild {
 
   /** Writes to a command's stdin (started with stdin 'keep'), through the helper. */
   write(data: string): Promise<void> {
-    if (this.ended || this.exit) return Promise.reject(new Error('stdin is closed'));
+    // Once its end is queued (stdin text given at the start, still being written), stdin is closed
+    // for anything after it, as a stream's end is: queued behind it, input would be dropped unseen.
+    if (this.ended || this.exit || this.stdinEnded) return Promise.reject(new Error('stdin is closed'));
     return new Promise((resolve, reject) => {
       this.stdinQueue.push({ buf: Buffer.from(data, 'utf8'), off: 0, done: (error) => (error ? reject(new Error(error)) : resolve()) });
       this.pumpStdin();
@@ -104,6 +107,7 @@ export class HelperChild extends EventEmitter implements RgChild {
 
   /** Closes a command's stdin once everything queued before is written. */
   endStdin(): void {
+    this.stdinEnded = true;
     this.stdinQueue.push({ end: true });
     this.pumpStdin();
   }

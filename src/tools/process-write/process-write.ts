@@ -11,11 +11,32 @@ import { commandPathRules, commandRulesBelow } from '../../shell/path-verdict.js
 import { holdsProtected } from '../../exec/holds-protected.js';
 import { INTERPRETERS, SHELLS } from '../../shell/wrappers.js';
 import { findProcess } from '../process-output/process-output.js';
+import { Running } from '../../exec/run.js';
 
-/** How long a call waits for the process to take its input before it answers with what is still queued. */
+/**
+ * How long a call waits for the process to take its input before it answers with what is still
+ * queued: this, or half the call's time limit when that is shorter (the answer must come before
+ * the limit stops the call, or a client would see a failure for input that is delivered).
+ */
 export const WRITE_WAIT_MS = 1000;
 /** Input that may wait for one process to read it, at most (process_write takes 1 MB a call). */
 export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+/** Input that may wait for all of this server's processes together, at most. */
+export const MAX_QUEUED_ALL_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Why `input` leaves its last line open for the next input to continue, or null: it does not end
+ * with a newline, or the newline is escaped (a backslash before it continues the line). Quotes,
+ * here-documents and compound commands left open fail the parse of this call's input (walk.ts:
+ * an incomplete command is refused).
+ */
+export function unfinishedLine(input: string): string | null {
+  if (!input.endsWith('\n')) return 'it does not end with "\\n"';
+  const body = input.endsWith('\r\n') ? input.slice(0, -2) : input.slice(0, -1);
+  let slashes = 0;
+  for (let i = body.length - 1; i >= 0 && body[i] === '\\'; i--) slashes++;
+  return slashes % 2 === 1 ? 'its last line ends with a backslash, which continues it into the next input' : null;
+}
 
 export const processWriteTool = defineTool({
   name: 'process_write',
@@ -39,6 +60,10 @@ export const processWriteTool = defineTool({
     const p = findProcess(ctx.session, args.id);
     const summary = `write ${Buffer.byteLength(args.input)} bytes to ${p.id} (${p.command})`;
     if (p.programs.some((x) => SHELLS.has(x))) {
+      // A shell joins what comes next onto an unfinished line: `cat pr` then `iv/x\n` runs
+      // `cat priv/x`, a line no call showed. So each call must end its last line itself.
+      const unfinished = unfinishedLine(args.input);
+      if (unfinished) throw new ToolError('InvalidArguments', `Input to a shell (${p.id} runs ${p.command}) must be whole lines: ${unfinished}. The shell would join the next input onto it, and the joined line is not the one judged. Send the whole line in one call.`);
       // Input to a shell is a command line: judged part by part like run_command, under run_command's rules too.
       const a = analyzeCommand(await loadShellParser(), args.input);
       const guards = guardParts(a, { guards: ctx.policy.data.commands, gitWrite: ctx.policy.permissions.has('git.write'), profile: ctx.policy.profile, stdin: true, command: args.input });
@@ -70,6 +95,10 @@ export const processWriteTool = defineTool({
       throw new ToolError('IOError', `${p.id} has ${p.running.queuedBytes} bytes of earlier input not read yet; with these ${bytes} that is over ${MAX_QUEUED_BYTES}. Nothing of this call was written: see what it does with process_output, or stop it with process_kill.`,
         { details: { queued_bytes: p.running.queuedBytes } });
     }
+    if (Running.queuedAll + bytes > MAX_QUEUED_ALL_BYTES) {
+      throw new ToolError('IOError', `The server's processes have ${Running.queuedAll} bytes of input not read yet; with these ${bytes} that is over ${MAX_QUEUED_ALL_BYTES}. Nothing of this call was written: retry once they read, or stop the ones that do not (process_list, process_kill).`,
+        { details: { queued_bytes: p.running.queuedBytes, queued_all_bytes: Running.queuedAll } });
+    }
     const write = p.running.write(args.input);
     // A process that does not read (yet) gets the rest as it reads: the call does not wait for that.
     // A failure after this call answered (the process ended first) is not this call's.
@@ -77,7 +106,7 @@ export const processWriteTool = defineTool({
     let timer: NodeJS.Timeout | undefined;
     const waited = await Promise.race([
       write.then(() => true, (e: Error) => e),
-      new Promise<false>((r) => { timer = setTimeout(() => r(false), WRITE_WAIT_MS); }),
+      new Promise<false>((r) => { timer = setTimeout(() => r(false), Math.min(WRITE_WAIT_MS, Math.floor(ctx.limits.timeout_ms / 2))); }),
     ]).finally(() => clearTimeout(timer));
     if (waited instanceof Error) {
       throw new ToolError('IOError', `Could not write to ${p.id}: ${waited.message}. Its stdin may be closed (it was started with stdin).`, { cause: waited });
