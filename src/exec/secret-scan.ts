@@ -50,7 +50,7 @@ async function walkAll(root: string): Promise<{ files: string[]; incomplete: boo
  * command allowed to read (`grep -r`, `cat sub/.e*`) must not see a nested `.env` either.
  */
 export async function scanSecrets(roots: string[], rules: PathRules): Promise<SecretScan> {
-  const rg = await locateRg();
+  const rg = await locateRg(process.env, roots);
   const out = new Set<string>();
   let incomplete = false;
   for (const root of roots) {

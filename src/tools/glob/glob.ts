@@ -107,7 +107,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   let quiet = 0;
   let smallFolder = false;
   const setting = process.env.TOOLGATE_RG?.trim();
-  const bin = caps.engine === 'builtin' ? null : await locateRg();
+  const bin = caps.engine === 'builtin' ? null : await locateRg(process.env, ctx.workspace.roots);
   let engine: 'ripgrep' | 'builtin' = bin ? 'ripgrep' : 'builtin';
   let fallbackReason: string | null = bin ? null
     : caps.engine === 'builtin' ? 'the built-in walker was asked for' : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH or does not run';

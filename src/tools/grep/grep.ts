@@ -117,7 +117,7 @@ interface Ran {
 
 async function run(q: Query, rp: ResolvedPath, ws: Workspace, ctx: ToolContext, needed: number, deadline: number, deny: DenyFilter): Promise<Ran> {
   const setting = process.env.TOOLGATE_RG?.trim();
-  const bin = await locateRg();
+  const bin = await locateRg(process.env, ws.roots);
   let fallbackReason: string | null = bin ? null
     : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH or does not run';
   const select = new Selection(q);

@@ -8,6 +8,7 @@ import type { DenyFilter, Selection } from './select.js';
 import { COLLECT_CAP, MAX_LINE_CHARS, type Cap, type EngineResult, type FileHit, type MatchRecord, type Query } from './types.js';
 import { FIFO_REASON, watchFifoOpens } from './rg-watch.js';
 import { spawnRg, startFailure } from './rg-spawn.js';
+import { safePath } from '../../exec/env.js';
 
 /** The ripgrep engine: `rg` streamed (JSON for content, NUL-separated names otherwise). */
 
@@ -18,17 +19,20 @@ const found = new Map<string, Promise<string | null>>();
 
 /**
  * Where rg is, or null: TOOLGATE_RG=off forces the built-in engine, TOOLGATE_RG=/path picks a
- * binary; otherwise PATH is searched once per distinct PATH value (no process is spawned).
+ * binary; otherwise PATH is searched once per distinct PATH value and workspace (no process is
+ * spawned) — without the entries a command could plant an `rg` in (relative ones, which name the
+ * searched folder or the server's, and any inside a workspace root: safePath, as for commands).
+ * grep and glob run it outside any sandbox.
  */
-export function locateRg(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+export function locateRg(env: NodeJS.ProcessEnv = process.env, roots: readonly string[] = []): Promise<string | null> {
   const setting = env.TOOLGATE_RG?.trim();
   if (setting && /^(off|0|false|no|none)$/i.test(setting)) return Promise.resolve(null);
-  const key = `${setting ?? ''}\0${env.PATH ?? ''}`;
+  const key = `${setting ?? ''}\0${env.PATH ?? ''}\0${roots.join('\0')}`;
   let p = found.get(key);
   if (!p) {
     const candidates = setting && path.isAbsolute(setting)
       ? [setting]
-      : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, process.platform === 'win32' ? 'rg.exe' : 'rg'));
+      : safePath(env.PATH, [...roots]).split(path.delimiter).filter(Boolean).map((d) => path.join(d, process.platform === 'win32' ? 'rg.exe' : 'rg'));
     p = (async () => {
       for (const c of candidates) {
         try {
