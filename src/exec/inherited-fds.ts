@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** O_CLOEXEC in /proc/PID/fdinfo's octal `flags` (Linux, every architecture Node runs on). */
@@ -55,8 +55,8 @@ export function closeInheritedFds(): number[] {
 }
 
 /**
- * The server's own IPC channel when a child would inherit it: a Node parent put it above fd 17,
- * where Node leaves it without close-on-exec (it marks 3–17 only), and the server keeps it (closing
+ * The server's own IPC channel when a child would inherit it: a Node parent put it above fd 16,
+ * where Node leaves it without close-on-exec (it marks 3–16 only), and the server keeps it (closing
  * it ends the parent's IPC). Its number, or null (no channel, or one marked close-on-exec).
  */
 let leaky: number | null | undefined;
@@ -92,12 +92,44 @@ export function childStdio<T>(base: readonly T[]): Array<T | 'ignore' | number> 
 
 /**
  * For a child started by code whose stdio toolgate does not set (the MCP SDK's stdio transport, for
- * upstream servers): the same program started through bash (the shell commands run in; POSIX sh
- * need not take a descriptor above 9), which closes the server's IPC channel and then execs it,
- * when the child would inherit the channel (leakyChannelFd); else as given.
+ * upstream servers), when it would inherit the server's IPC channel (leakyChannelFd): the same
+ * program started through bash (the shell commands run in; POSIX sh need not take a descriptor
+ * above 9), which closes the channel and execs it. Else as given. What bash would change is put
+ * back: the program is found in PATH here, as spawn would find it (a missing one fails as spawn
+ * fails, ENOENT), not by bash (whose PATH, when none is set, ends in "."); BASH_ENV (which bash
+ * would source) is handed over under another name and restored; PWD and OLDPWD are restored or
+ * unset, and SHLVL is left as it was (bash's exec would set it to 0 when there was none).
  */
-export function withoutChannel(command: string, args: readonly string[]): { command: string; args: string[] } {
+export function withoutChannel(command: string, args: readonly string[], env: Record<string, string>, cwd?: string): { command: string; args: string[]; env: Record<string, string> } {
   const ch = leakyChannelFd();
-  if (ch === null) return { command, args: [...args] };
-  return { command: '/bin/bash', args: ['--norc', '--noprofile', '-c', `exec ${ch}>&- && exec "$0" "$@"`, command, ...args] };
+  if (ch === null) return { command, args: [...args], env };
+  const program = command.includes('/') ? command : inPath(command, env.PATH ?? '/usr/bin:/bin', cwd);
+  if (program === null) throw Object.assign(new Error(`spawn ${command} ENOENT`), { code: 'ENOENT' });
+  const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+  const restore = ['PWD', 'OLDPWD'].map((v) => (env[v] === undefined ? `unset ${v}` : `export ${v}=${quote(env[v]!)}`));
+  const out: Record<string, string> = { ...env };
+  if (env.BASH_ENV !== undefined) {
+    delete out.BASH_ENV;
+    out[BASH_ENV_CARRIER] = env.BASH_ENV;
+    restore.push(`export BASH_ENV="$${BASH_ENV_CARRIER}"`, `unset ${BASH_ENV_CARRIER}`);
+  }
+  // bash's exec sets SHLVL to 0 when there was none: env drops it again (unless the program's path
+  // holds "=", which env would take for a variable).
+  const dropShlvl = env.SHLVL === undefined && !program.includes('=');
+  const script = `exec ${ch}>&- && ${restore.join(' && ')} && exec -- ${dropShlvl ? '/usr/bin/env -u SHLVL -- ' : ''}"$0" "$@"`;
+  return { command: '/bin/bash', args: ['--norc', '--noprofile', '-c', script, program, ...args], env: out };
+}
+
+const BASH_ENV_CARRIER = 'TOOLGATE_UPSTREAM_BASH_ENV';
+
+/** The first executable `name` in `pathList` (relative entries against `cwd`, as the exec would take them), or null. */
+function inPath(name: string, pathList: string, cwd = process.cwd()): string | null {
+  for (const dir of pathList.split(':')) {
+    const file = path.resolve(cwd, dir || '.', name);
+    try {
+      accessSync(file, constants.X_OK);
+      if (statSync(file).isFile()) return file;
+    } catch { /* next */ }
+  }
+  return null;
 }

@@ -68,8 +68,8 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
   if (cfg.command) {
     const [program, ...programArgs] = upstreamArgv(cfg);
     // The SDK sets the child's stdio: a server IPC channel it would inherit is closed by bash first.
-    const { command, args } = withoutChannel(program!, programArgs);
-    const transport = new StdioClientTransport({ command, args, env: upstreamEnv(name, cfg, opts.env), cwd: cfg.cwd, stderr: 'pipe' });
+    const { command, args, env } = withoutChannel(program!, programArgs, upstreamEnv(name, cfg, opts.env), cfg.cwd);
+    const transport = new StdioClientTransport({ command, args, env, cwd: cfg.cwd, stderr: 'pipe' });
     pipeStderr(transport, name, opts.log, secretValues(cfg, opts.env));
     capLineSize(transport, name, opts.log, opts.maxLineBytes ?? UPSTREAM_MAX_LINE_BYTES);
     const client = make();

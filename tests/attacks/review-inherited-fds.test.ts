@@ -102,7 +102,7 @@ test('forked by a Node parent: the IPC channel stays connected and no command ge
   assert.ok(srv.connected && !disconnected, 'the parent\'s IPC channel was closed');
 });
 
-// Above fd 17 Node leaves an inherited descriptor as it is: a channel there (`stdio: [..., 'ipc']`
+// Above fd 16 Node leaves an inherited descriptor as it is: a channel there (`stdio: [..., 'ipc']`
 // at a high index) is kept without close-on-exec, and every command, the starter, rg and upstream
 // servers inherited the parent's channel (a command could send the parent messages in the server's
 // name, or read its own). Now a child started directly gets /dev/null over that number, the starter
