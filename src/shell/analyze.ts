@@ -22,6 +22,21 @@ export interface Analysis {
 
 const NAME_EVAL = new Set(['test', '[', 'printf', 'read', 'let', 'declare', 'typeset', 'local', 'export', 'readonly', 'unset', 'mapfile', 'readarray', 'wait', 'getopts', 'shopt']);
 
+/** Builtins that keep text to run as code later, or change what a command name runs. */
+const LATER_CODE: Record<string, string> = {
+  trap: 'trap keeps text to run as code later, which cannot be judged before it runs',
+  alias: 'aliases are not allowed (an alias can make an allowed name run something else)',
+  hash: 'hash is not allowed (hash -p makes a command name run another program)',
+  enable: 'enable is not allowed (it turns builtins off or loads new ones from a library)',
+  bind: 'bind is not allowed (bind -x runs text as code on a key)',
+  complete: 'complete is not allowed (complete -C runs text as code)',
+};
+/** Variables whose value bash runs as code later: prompts, the trace prefix, files sourced at start. */
+const CODE_VARS = /^(PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV)\+?=/;
+const isAssignment = (w: CommandWord) => /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(w.text);
+/** Builtins whose arguments may assign variables. */
+const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+
 /** Nested `bash -c '…'` deeper than this is refused rather than followed. */
 const MAX_DEPTH = 8;
 
@@ -60,8 +75,8 @@ function judgeRaw(parser: ShellParser, raw: RawCommand, depth: number, out: Anal
     if (access) out.files.push({ word: r.target, access, via: r.op });
   }
   for (const w of raw.looked ?? []) out.files.push({ word: w, access: 'list', via: 'test' });
-  if (raw.deny_reason) {
-    out.parts.push({ words: [...raw.assigns, ...raw.words], text: raw.text, deny_reason: raw.deny_reason });
+  if (raw.deny_reason || raw.marker) {
+    out.parts.push({ words: [...raw.assigns, ...raw.words], text: raw.text, ...(raw.deny_reason ? { deny_reason: raw.deny_reason } : {}) });
     return;
   }
   judgeWords(parser, raw.assigns, raw.words, depth, out);
@@ -73,15 +88,25 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     if (all.length === 0) return;
     out.parts.push({ words: all, text: wordsText(all), ...(deny_reason ? { deny_reason } : {}) });
   };
+  // A variable that holds code bash runs later (a prompt, a trace prefix, a file sourced at start).
+  // (A line of assignments alone, `x=$(date)`, comes as words.)
+  const assignOnly = words.length > 0 && words.every(isAssignment);
+  const codeVar = [...assigns, ...(assignOnly || (words[0]?.literal && DECLARERS.has(basename(words[0].text))) ? words : [])]
+    .find((w) => CODE_VARS.test(w.text));
+  if (codeVar) { push(words, `${codeVar.text.split('=')[0]!.replace(/\+$/, '')} holds code bash runs later, which cannot be judged before it runs`); return; }
   const name = words[0];
   if (!name) { push([]); return; }
-  if (!name.literal) { push(words); return; }
+  // `$c $f` (c=cat, or read from input): the program is known only when it runs. Judged as text it
+  // passed deny rules on programs and paths (c=cat; f=priv/x; $c $f read a denied file).
+  if (!name.literal && !assignOnly) { push(words, `the program is known only when it runs (${name.text.slice(0, 60)}): write its name, so that the policy can judge it`); return; }
   const prog = basename(name.text);
 
   if (prog === 'eval' || prog === 'source' || prog === '.') {
     push(words, `${prog} runs text as code, which cannot be judged before it runs`);
     return;
   }
+  const later = LATER_CODE[prog];
+  if (later) { push(words, later); return; }
   if (prog === 'builtin') {
     push(words, 'builtin is not allowed: it is only needed to reach a builtin past a function, and functions are refused');
     return;
@@ -186,6 +211,9 @@ function judgeShell(parser: ShellParser, assigns: CommandWord[], words: CommandW
   const script = words[i];
   if (!script) { push(words, `${words[0]!.text} -c without a command`); return; }
   if (!script.literal) { push(words, `${words[0]!.text} -c with code that is only known when it runs`); return; }
+  // The code is judged with bash's grammar: only for shells that read it as bash does.
+  const foreign = foreignCode(basename(words[0]!.text), script.text);
+  if (foreign) { push(words, foreign); return; }
   if (unsafe) push(words);
   const inner = analyzeCommand(parser, script.text, depth + 1);
   for (const p of inner.parts) {
@@ -194,4 +222,19 @@ function judgeShell(parser: ShellParser, assigns: CommandWord[], words: CommandW
   }
   out.files.push(...inner.files);
   out.dirs.push(...inner.dirs);
+}
+
+/** Shells whose syntax is not bash's at all: their code cannot be judged with bash's grammar. */
+export const OTHER_SYNTAX = new Set(['zsh', 'fish', 'tcsh', 'csh', 'ksh', 'mksh']);
+
+/**
+ * Why `code` for shell `prog` cannot be judged with bash's grammar, or null. zsh, fish, csh and
+ * the Korn shells have expansions of their own (zsh's =(…) and glob qualifiers run commands);
+ * POSIX shells (dash, ash, sh) read $'…' as "$" and a quoted string, so `echo $'\\' ; touch X ; # \\''`
+ * is one echo to bash and `touch X` to dash.
+ */
+export function foreignCode(prog: string, code: string): string | null {
+  if (OTHER_SYNTAX.has(prog)) return `${prog} code is not bash: toolgate judges bash syntax only; run it with bash`;
+  if (prog !== 'bash' && prog !== 'rbash' && code.includes("$'")) return `$'…' means something else to ${prog} than to bash: use '…' or "…" quotes, or run it with bash`;
+  return null;
 }

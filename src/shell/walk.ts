@@ -18,6 +18,8 @@ export interface RawCommand {
   deny_reason?: string;
   /** Paths a `[ … ]`/`[[ … ]]` test or a `for … in` glob looks at (existence, names): judged as listings. */
   looked?: CommandWord[];
+  /** Not a command: a stand-in for a construct no command rule may allow by prefix (judged by the policy as written). */
+  marker?: boolean;
 }
 
 /** `[ -e F ]`, `[[ A -nt B ]]`: operators that look at a file. */
@@ -82,6 +84,7 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
   const deny = (node: SyntaxNode, why: string) =>
     out.push({ assigns: [], words: [{ text: node.text.slice(0, 200), literal: false }], redirects: [], text: node.text.slice(0, 200), deny_reason: why });
 
+  const src = root.text;
   const visit = (node: SyntaxNode, level: number): void => {
     if (level > MAX_NESTING) { deny(node, `the command is nested more than ${MAX_NESTING} levels deep`); return; }
     if (node.isMissing) { deny(node, `the command is incomplete (missing "${node.type}")`); return; }
@@ -119,9 +122,14 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
         if (r) out.push({ assigns: [], words: [], redirects: [r], text: node.text });
         break;
       }
+      case 'heredoc_redirect': {
+        const why = heredocMismatch(node, src);
+        if (why) { deny(node, why); return; }
+        break;
+      }
       case 'heredoc_start':
         // bash and the grammar only agree on plain delimiters: WORD, 'WORD', "WORD", \WORD.
-        if (!/^([A-Za-z0-9_-]+|'[A-Za-z0-9_-]+'|"[A-Za-z0-9_-]+"|\\[A-Za-z0-9_-]+)$/.test(node.text)) {
+        if (!PLAIN_DELIMITER.test(node.text)) {
           deny(node, 'a heredoc delimiter other than WORD, \'WORD\', "WORD" or \\WORD: the parser and bash may end it differently');
           return;
         }
@@ -164,7 +172,7 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
         if (looked.length) out.push({ assigns: [], words: [], redirects: [], text: node.text, looked });
         // `[[ -v 'a[$(cmd)]' ]]`: bash evaluates subscripts of names, running code held in quoted text.
         if (node.descendantsOfType(['raw_string', 'string_content', 'ansi_c_string']).some((d) => d && /\$\(|`/.test(d.text))) {
-          out.push({ assigns: [], words: [{ text: `${node.text.slice(0, 200)} (quoted code in a test or arithmetic)`, literal: false }], redirects: [], text: node.text });
+          out.push({ assigns: [], words: [{ text: `${node.text.slice(0, 200)} (quoted code in a test or arithmetic)`, literal: false }], redirects: [], text: node.text, marker: true });
         }
         break;
       }
@@ -174,7 +182,7 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
         const globs = values.filter((v) => !v.literal && /[*?[]/.test(v.text));
         if (globs.length) out.push({ assigns: [], words: [], redirects: [], text: node.text, looked: globs });
         if (values.some((v) => /[$`]/.test(v.text))) {
-          out.push({ assigns: [], words: [{ text: `for ${node.childForFieldName('variable')?.text ?? ''} in …`, literal: false }], redirects: [], text: node.text });
+          out.push({ assigns: [], words: [{ text: `for ${node.childForFieldName('variable')?.text ?? ''} in …`, literal: false }], redirects: [], text: node.text, marker: true });
         }
         break;
       }
@@ -343,4 +351,46 @@ function joiningContinuations(text: string): number[] {
     i = nl;
   }
   return out;
+}
+
+/**
+ * Where the grammar and bash would end a here-document differently, why; else null. bash ends it
+ * at the first line that is exactly the delimiter (after leading tabs, with <<-); the grammar also
+ * takes "EOF ", "EOF\r", " EOF" or "  EOF" under <<-, and a delimiter joined to the line above by
+ * a backslash-newline in an unquoted body. What it then judged as the next commands, bash reads as
+ * body text, and runs the $(…) in it (cat <<EOF, x, "EOF ", echo '$(touch P)': touch ran).
+ */
+const PLAIN_DELIMITER = /^([A-Za-z0-9_-]+|'[A-Za-z0-9_-]+'|"[A-Za-z0-9_-]+"|\\[A-Za-z0-9_-]+)$/;
+
+export function heredocMismatch(node: SyntaxNode, src: string): string | null {
+  let start: SyntaxNode | null = null;
+  let end: SyntaxNode | null = null;
+  let body: SyntaxNode | null = null;
+  let stripTabs = false;
+  for (let i = 0; i < node.childCount; i++) {
+    const c = node.child(i)!;
+    if (c.type === 'heredoc_start') start = c;
+    else if (c.type === 'heredoc_end') end = c;
+    else if (c.type === 'heredoc_body') body = c;
+    else if (c.type === '<<-') stripTabs = true;
+  }
+  // Malformed (ERROR/MISSING nodes) or an unusual delimiter: refused where those are judged.
+  if (!start || !PLAIN_DELIMITER.test(start.text)) return null;
+  if (!end) return 'a here-document without its end line: bash would read what follows as its text';
+  const quoted = /^['"\\]/.test(start.text);
+  const delim = start.text.replace(/^['"\\]/, '').replace(/['"]$/, '');
+  const lineStart = src.lastIndexOf('\n', end.startIndex - 1) + 1;
+  let lineEnd = src.indexOf('\n', end.endIndex);
+  if (lineEnd < 0) lineEnd = src.length;
+  const line = src.slice(lineStart, lineEnd);
+  const bare = stripTabs ? line.replace(/^\t+/, '') : line;
+  if (bare !== delim || end.endIndex !== lineEnd) {
+    return `a here-document end line bash would not take for its end (${JSON.stringify(line.slice(0, 40))}): the end must be ${stripTabs ? 'tabs and ' : ''}"${delim}" alone on its line`;
+  }
+  const bodyText = src.slice(body ? body.startIndex : lineStart, lineStart);
+  if (!quoted && /(^|[^\\])(\\\\)*\\\r?\n/.test(bodyText)) return 'a backslash-newline in an unquoted here-document (bash joins the lines, and may end the text elsewhere)';
+  for (const l of bodyText.split('\n').slice(0, -1)) {
+    if ((stripTabs ? l.replace(/^\t+/, '') : l) === delim) return `a here-document line bash would take for its end ("${delim}") before the parser's`;
+  }
+  return null;
 }

@@ -42,7 +42,6 @@ test('a command grant from a crafted word ("*", a word with spaces) is literal: 
     const table: Array<[string, string]> = [
       ["'* *'", 'touch pwned1'], // a quoted word "* *" used to become the pattern "* *": any 2-word command
       ["'*'", 'touch pwned2'], // a quoted "*" as the program: the pattern "*", any command
-      ['* x', 'touch pwned3'], // an unquoted glob as the program
       ["git 'x *'", 'git x push'], // the sub-command word "x *" split into "x" + wildcard
       ["'touch -- *' y", 'touch -- evil y'],
     ];
@@ -57,6 +56,18 @@ test('a command grant from a crafted word ("*", a word with spaces) is literal: 
       const env = await h.call('run_command', { command: other });
       assert.equal(asked, 2, `${approved} → ${other}: must be asked again (grant ${JSON.stringify(h.session.grants.map((g) => g.command))})`);
       assert.equal(env.error?.code, 'ApprovalDenied');
+      h.close();
+    }
+    // An unquoted glob as the program (`* x`): known only when it runs, so refused outright, never
+    // asked (no grant can come of it).
+    {
+      const h = new Harness([dir], { policy: policyFromYaml('rules:\n  - { tool: run_command, decision: ask }\nsandbox: { backend: none }\n') });
+      let asked = 0;
+      h.session.elicit = async () => { asked++; return { action: 'accept', content: { decision: 'allow_session' } }; };
+      const env = await h.call('run_command', { command: '* x' });
+      assert.equal(env.error?.code, 'ToolNotAllowed');
+      assert.equal(asked, 0);
+      assert.equal(h.session.grants.length, 0);
       h.close();
     }
     // Control: an ordinary prefix grant still covers the same script with more arguments.
