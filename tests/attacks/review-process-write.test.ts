@@ -53,7 +53,7 @@ test('a denied command line split across two process_write calls to a shell is s
   writeFileSync(path.join(dir, 'sub/.git/config'), '[core]\n');
   const h = new Harness([dir], { policy: policyFromYaml('mode: ci\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n  - { tool: "*", path: "priv/**", decision: deny }\n  - { tool: "*", decision: allow }\n') });
   let id = '';
-  t.after(async () => { if (id) await h.call('process_kill', { id }); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; });
+  t.after(async () => { if (id) await h.call('process_kill', { id }); await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; });
   id = ((await h.call('run_command', { command: 'bash', background: true })).data as { id: string }).id;
   // Controls: whole lines are refused.
   assert.equal((await h.call('process_write', { id, input: 'cat priv/x\n' })).error?.code, 'ToolNotAllowed');

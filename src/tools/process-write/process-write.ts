@@ -10,6 +10,9 @@ import { guardParts } from '../../shell/guardrails.js';
 import { commandPathRules, commandRulesBelow } from '../../shell/path-verdict.js';
 import { holdsProtected } from '../../exec/holds-protected.js';
 import { INTERPRETERS, SHELLS } from '../../shell/wrappers.js';
+import { basename, OTHER_SYNTAX } from '../../shell/analyze.js';
+import type { ShellParser } from '../../shell/parser.js';
+import type { CommandWord } from '../../core/types.js';
 import { findProcess } from '../process-output/process-output.js';
 import { Running } from '../../exec/run.js';
 
@@ -38,6 +41,52 @@ export function unfinishedLine(input: string): string | null {
   return slashes % 2 === 1 ? 'its last line ends with a backslash, which continues it into the next input' : null;
 }
 
+type Reader = { kind: 'shell' } | { kind: 'foreign' | 'code'; name: string } | { kind: 'data' };
+
+/**
+ * What reads a background process's input, from its command line: a shell (input judged as bash
+ * lines), a shell of another syntax (refused), an interpreter (input is code: it asks), or data.
+ * Not only the program run_command judged: a shell or interpreter named anywhere in the line (a
+ * launcher toolgate does not unwrap: `taskset -c 0 bash`, `flock f bash`, `setpriv bash`, a link
+ * to bash next to `/bin/bash`), or a program known only when it runs (`$BASH`), counts as one.
+ */
+function readerOf(p: { programs: string[]; command: string }, parser: ShellParser): Reader {
+  const parts = analyzeCommand(parser, p.command).parts;
+  const names = [...p.programs, ...parts.flatMap((part) => part.words).filter((w) => w.literal).map((w) => basename(w.text))];
+  const foreign = names.find((n) => OTHER_SYNTAX.has(n));
+  if (foreign) return { kind: 'foreign', name: foreign };
+  const unknownProgram = parts.some((part) => {
+    const w = part.words.find((x) => !/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(x.text));
+    return !!w && !w.literal;
+  });
+  if (unknownProgram || names.some((n) => SHELLS.has(n))) return { kind: 'shell' };
+  const code = names.find((n) => INTERPRETERS.test(n));
+  return code ? { kind: 'code', name: code } : { kind: 'data' };
+}
+
+/** The program of a command part that reads its code from stdin (a shell or an interpreter given no script or -c), or null. bash reading bash is judged as such. */
+function readsStdinAsCode(words: readonly CommandWord[]): string | null {
+  const i = words.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(w.text));
+  const w = words[i];
+  if (!w?.literal) return null;
+  const prog = basename(w.text);
+  if (prog === 'bash' || prog === 'rbash') return null;
+  if (!SHELLS.has(prog) && !INTERPRETERS.test(prog)) return null;
+  const rest = words.slice(i + 1);
+  return rest.every((x) => x.literal && x.text.startsWith('-') && !/^-[A-Za-z]*c/.test(x.text)) ? prog : null;
+}
+
+/**
+ * Text a shell may read otherwise than bash's grammar does, or null: $'…' (a POSIX shell started
+ * inside reads it as "$" and a quoted string), and "!" before a word (history expansion in an
+ * interactive shell: `echo cat priv/x`, then `!:1-2`, ran `cat priv/x`).
+ */
+function oddForAShell(input: string): string | null {
+  if (input.includes("$'")) return "$'…' is read otherwise by shells other than bash: use '…' or \"…\" quotes";
+  if (/!(?![\s=(]|$)/.test(input)) return '"!" before text is history expansion in an interactive shell: put a space after it, or quote the text with \'…\' in a script file';
+  return null;
+}
+
 export const processWriteTool = defineTool({
   name: 'process_write',
   version: '1.0.0',
@@ -59,13 +108,25 @@ export const processWriteTool = defineTool({
   async plan(args, ctx) {
     const p = findProcess(ctx.session, args.id);
     const summary = `write ${Buffer.byteLength(args.input)} bytes to ${p.id} (${p.command})`;
-    if (p.programs.some((x) => SHELLS.has(x))) {
+    const parser = await loadShellParser();
+    const reader = readerOf(p, parser);
+    if (reader.kind === 'foreign') {
+      throw new ToolError('ToolNotAllowed', `${p.id} runs ${reader.name}, whose input is not bash: toolgate judges bash syntax only, so nothing is written to it. Run ${reader.name} code with bash, or as a script file.`);
+    }
+    if (reader.kind === 'shell') {
       // A shell joins what comes next onto an unfinished line: `cat pr` then `iv/x\n` runs
       // `cat priv/x`, a line no call showed. So each call must end its last line itself.
       const unfinished = unfinishedLine(args.input);
       if (unfinished) throw new ToolError('InvalidArguments', `Input to a shell (${p.id} runs ${p.command}) must be whole lines: ${unfinished}. The shell would join the next input onto it, and the joined line is not the one judged. Send the whole line in one call.`);
+      const odd = oddForAShell(args.input);
+      if (odd) throw new ToolError('InvalidArguments', `Input to a shell (${p.id} runs ${p.command}): ${odd}.`);
       // Input to a shell is a command line: judged part by part like run_command, under run_command's rules too.
-      const a = analyzeCommand(await loadShellParser(), args.input);
+      const a = analyzeCommand(parser, args.input);
+      // A shell or an interpreter started by this input would read the next inputs as its own code.
+      for (const part of a.parts) {
+        const prog = readsStdinAsCode(part.words);
+        if (prog && !part.deny_reason) part.deny_reason = `${prog} would read the next input to ${p.id} as its own code, which toolgate would judge as bash: start it with run_command (background) and write to it there`;
+      }
       const guards = guardParts(a, { guards: ctx.policy.data.commands, gitWrite: ctx.policy.permissions.has('git.write'), profile: ctx.policy.profile, stdin: true, command: args.input });
       a.parts.forEach((part, i) => { if (guards[i]) part.deny_reason = guards[i]!; });
       const pathRule = commandPathRules(ctx.policy);
@@ -80,7 +141,7 @@ export const processWriteTool = defineTool({
       });
       return { targets: out, summary: `${summary}: shell input` };
     }
-    const interp = p.programs.find((x) => INTERPRETERS.test(x));
+    const interp = reader.kind === 'code' ? reader.name : null;
     if (interp) {
       const text = `${interp} code: ${args.input.slice(0, 200)}`;
       return { targets: [{ kind: 'command', words: [{ text, literal: false }], text }], summary: `${summary}: code for ${interp}` };
