@@ -51,7 +51,7 @@ export async function startApprovalHost(rt: Runtime, o: HostOptions): Promise<Ap
       o.log.warn({ err: (e as Error).message }, 'the console could not start; approvals still work with `toolgate approvals`');
     }
   }
-  const notify = notifier(env, [...roots]);
+  const notify = notifier(env);
   const announce = (req: RequestView) => {
     if (!notify) return;
     const where = con ? `Open ${con.loginUrl(`/r/${req.id}`)}` : 'Run `toolgate approvals` to answer.';

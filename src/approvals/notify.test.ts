@@ -18,7 +18,7 @@ test('notify-send is run with the title and the body as separate arguments (no s
   const t = tempDir('tg-notify-');
   writeFileSync(`${t.dir}/notify-send`, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n--\\n' "$a"; done > ${t.dir}/out\n`);
   chmodSync(`${t.dir}/notify-send`, 0o755);
-  const n = notifier({ PATH: `${t.dir}:/usr/bin:/bin`, WAYLAND_DISPLAY: 'wayland-0' });
+  const n = notifier({ WAYLAND_DISPLAY: 'wayland-0' }, [t.dir]);
   assert.ok(n);
   n('toolgate: approve write_file?', 'write `a.txt`; $(touch pwned)\nOpen http://127.0.0.1:1/login?s=x');
   for (let i = 0; i < 100 && !existsSync(`${t.dir}/out`); i++) await new Promise((r) => setTimeout(r, 20));

@@ -100,10 +100,10 @@ export function childStdio<T>(base: readonly T[]): Array<T | 'ignore' | number> 
  * would source) is handed over under another name and restored; PWD and OLDPWD are restored or
  * unset, and SHLVL is left as it was (bash's exec would set it to 0 when there was none).
  */
-export function withoutChannel(command: string, args: readonly string[], env: Record<string, string>, cwd?: string): { command: string; args: string[]; env: Record<string, string> } {
+export function withoutChannel(command: string, args: readonly string[], env: Record<string, string>): { command: string; args: string[]; env: Record<string, string> } {
   const ch = leakyChannelFd();
   if (ch === null) return { command, args: [...args], env };
-  const program = command.includes('/') ? command : inPath(command, env.PATH ?? '/usr/bin:/bin', cwd);
+  const program = command.includes('/') ? command : inPath(command, env.PATH ?? "/usr/bin:/bin");
   if (program === null) throw Object.assign(new Error(`spawn ${command} ENOENT`), { code: 'ENOENT' });
   const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
   const restore = ['PWD', 'OLDPWD'].map((v) => (env[v] === undefined ? `unset ${v}` : `export ${v}=${quote(env[v]!)}`));
@@ -122,10 +122,11 @@ export function withoutChannel(command: string, args: readonly string[], env: Re
 
 const BASH_ENV_CARRIER = 'TOOLGATE_UPSTREAM_BASH_ENV';
 
-/** The first executable `name` in `pathList` (relative entries against `cwd`, as the exec would take them), or null. */
-function inPath(name: string, pathList: string, cwd = process.cwd()): string | null {
+/** The first executable regular file `name` in the absolute entries of `pathList`, or null (empty and relative entries are skipped). */
+export function inPath(name: string, pathList: string): string | null {
   for (const dir of pathList.split(':')) {
-    const file = path.resolve(cwd, dir || '.', name);
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const file = path.join(dir, name);
     try {
       accessSync(file, constants.X_OK);
       if (statSync(file).isFile()) return file;

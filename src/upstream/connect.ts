@@ -10,7 +10,8 @@ import { redactString, REDACTED } from '../audit/redact.js';
 import { cappedFetch } from './capped-fetch.js';
 import { VERSION } from '../version.js';
 import { expandEnvRefs, upstreamArgv, type UpstreamConfig } from './config.js';
-import { withoutChannel } from '../exec/inherited-fds.js';
+import { inPath, withoutChannel } from '../exec/inherited-fds.js';
+import { safePath } from '../exec/env.js';
 
 /**
  * The longest message (one JSON-RPC line) an upstream may send. The SDK's reader keeps
@@ -67,8 +68,13 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
   };
   if (cfg.command) {
     const [program, ...programArgs] = upstreamArgv(cfg);
+    const upEnv = upstreamEnv(name, cfg, opts.env);
+    // The server starts it outside any sandbox: a name is looked for in PATH without its relative
+    // entries (node_modules/.bin names the upstream's folder, often the workspace a command writes).
+    const found = program!.includes('/') ? program! : inPath(program!, safePath(upEnv.PATH, []));
+    if (found === null) throw Object.assign(new Error(`spawn ${program} ENOENT (not found in PATH; relative PATH entries are not searched: give the program's absolute path)`), { code: 'ENOENT' });
     // The SDK sets the child's stdio: a server IPC channel it would inherit is closed by bash first.
-    const { command, args, env } = withoutChannel(program!, programArgs, upstreamEnv(name, cfg, opts.env), cfg.cwd);
+    const { command, args, env } = withoutChannel(found, programArgs, upEnv);
     const transport = new StdioClientTransport({ command, args, env, cwd: cfg.cwd, stderr: 'pipe' });
     pipeStderr(transport, name, opts.log, secretValues(cfg, opts.env));
     capLineSize(transport, name, opts.log, opts.maxLineBytes ?? UPSTREAM_MAX_LINE_BYTES);
