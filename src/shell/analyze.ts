@@ -25,6 +25,8 @@ const NAME_EVAL = new Set(['test', '[', 'printf', 'read', 'let', 'declare', 'typ
 /** Builtins that keep text to run as code later, or change what a command name runs. */
 const LATER_CODE: Record<string, string> = {
   trap: 'trap keeps text to run as code later, which cannot be judged before it runs',
+  fc: 'fc runs lines from the history as code, which cannot be judged before they run',
+  history: 'history is not allowed (history -s puts text in the history, which fc runs)',
   alias: 'aliases are not allowed (an alias can make an allowed name run something else)',
   hash: 'hash is not allowed (hash -p makes a command name run another program)',
   enable: 'enable is not allowed (it turns builtins off or loads new ones from a library)',
@@ -32,7 +34,16 @@ const LATER_CODE: Record<string, string> = {
   complete: 'complete is not allowed (complete -C runs text as code)',
 };
 /** Variables whose value bash runs as code later: prompts, the trace prefix, files sourced at start. */
-const CODE_VARS = /^(PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV)\+?=/;
+const CODE_VARS = /^(PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_CMDS|BASH_ALIASES|BASH_FUNC_\S*|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PATH)(\[[^\]]*\])?(\+?=|$)/;
+/** Builtins that store a value into a variable named by an argument. */
+const NAME_SETTERS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
+/** The variable `printf -v NAME` (or -vNAME) stores into, as a word. */
+const printfTarget = (words: CommandWord[]): CommandWord[] => {
+  const i = words.findIndex((w) => w.text.startsWith('-v'));
+  if (i < 0) return [];
+  const w = words[i]!.text === '-v' ? words[i + 1] : { ...words[i]!, text: words[i]!.text.slice(2) };
+  return w ? [w] : [];
+};
 const isAssignment = (w: CommandWord) => /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(w.text);
 /** Builtins whose arguments may assign variables. */
 const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
@@ -88,12 +99,16 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     if (all.length === 0) return;
     out.parts.push({ words: all, text: wordsText(all), ...(deny_reason ? { deny_reason } : {}) });
   };
-  // A variable that holds code bash runs later (a prompt, a trace prefix, a file sourced at start).
-  // (A line of assignments alone, `x=$(date)`, comes as words.)
+  // A variable that holds code bash runs later (a prompt, a trace prefix, a file sourced at start)
+  // or changes what a name runs (bash's command and alias tables, PATH, exported functions) —
+  // however it is set: `NAME=`, `NAME[k]=`, export/declare, or a builtin that stores into a name
+  // (printf -v, read, mapfile, getopts). (A line of assignments alone, `x=$(date)`, comes as words.)
   const assignOnly = words.length > 0 && words.every(isAssignment);
-  const codeVar = [...assigns, ...(assignOnly || (words[0]?.literal && DECLARERS.has(basename(words[0].text))) ? words : [])]
-    .find((w) => CODE_VARS.test(w.text));
-  if (codeVar) { push(words, `${codeVar.text.split('=')[0]!.replace(/\+$/, '')} holds code bash runs later, which cannot be judged before it runs`); return; }
+  const first = words[0]?.literal ? basename(words[0].text) : '';
+  const named = [...assigns, ...(assignOnly || DECLARERS.has(first) || NAME_SETTERS.has(first) ? words : []), ...(first === 'printf' ? printfTarget(words) : [])];
+  const codeVar = named.find((w) => CODE_VARS.test(w.text)) ?? [...assigns, ...words].find((w) => w.text.startsWith('BASH_FUNC_'));
+  if (codeVar) { push(words, `${codeVar.text.split(/[[+=]/)[0]} holds code bash runs later, or changes what a command name runs: it cannot be judged before it runs`); return; }
+  if (DECLARERS.has(first) && words.some((w) => /^-[A-Za-z]*n/.test(w.text))) { push(words, 'a name reference (-n) makes another variable be set under its name: not allowed'); return; }
   const name = words[0];
   if (!name) { push([]); return; }
   // `$c $f` (c=cat, or read from input): the program is known only when it runs. Judged as text it
@@ -107,6 +122,10 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
   }
   const later = LATER_CODE[prog];
   if (later) { push(words, later); return; }
+  if ((prog === 'mapfile' || prog === 'readarray') && words.some((w) => !w.literal || /^-[A-Za-z]*C/.test(w.text))) {
+    push(words, `${prog} -C runs its callback as code, which cannot be judged before it runs`);
+    return;
+  }
   if (prog === 'builtin') {
     push(words, 'builtin is not allowed: it is only needed to reach a builtin past a function, and functions are refused');
     return;

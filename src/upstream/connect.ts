@@ -69,6 +69,8 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
   if (cfg.command) {
     const [program, ...programArgs] = upstreamArgv(cfg);
     const upEnv = upstreamEnv(name, cfg, opts.env);
+    // Its own lookups too (npx is `#!/usr/bin/env node`): PATH without relative entries.
+    if (upEnv.PATH !== undefined) upEnv.PATH = safePath(upEnv.PATH, []);
     // The server starts it outside any sandbox: a name is looked for in PATH without its relative
     // entries (node_modules/.bin names the upstream's folder, often the workspace a command writes).
     const found = program!.includes('/') ? program! : inPath(program!, safePath(upEnv.PATH, []));

@@ -60,9 +60,15 @@ function readerOf(p: { programs: string[]; command: string }, parser: ShellParse
     return !!w && !w.literal;
   });
   if (unknownProgram || names.some((n) => SHELLS.has(n))) return { kind: 'shell' };
-  const code = names.find((n) => INTERPRETERS.test(n));
+  const code = names.find((n) => INTERPRETERS.test(n) || COMMAND_READERS.test(n));
   return code ? { kind: 'code', name: code } : { kind: 'data' };
 }
+
+/** Programs that read commands from their input, some of which run shell commands (ed's `!cmd`). */
+const COMMAND_READERS = /^(ed|red|ex|vi|vim|nvim|view|expect|bc|dc|gdb|ftp|sftp|mail|mailx|awk|gawk|mawk|nawk|m4)$/;
+/** Of those, the ones that read commands from their input whatever else they are given. */
+const ALWAYS_READ_COMMANDS = /^(ed|red|ex|vi|vim|nvim|view|expect|bc|dc|gdb|ftp|sftp|mail|mailx)$/;
+const STDIN_FILE = /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/;
 
 /** The program of a command part that reads its code from stdin (a shell or an interpreter given no script or -c), or null. bash reading bash is judged as such. */
 function readsStdinAsCode(words: readonly CommandWord[]): string | null {
@@ -70,9 +76,11 @@ function readsStdinAsCode(words: readonly CommandWord[]): string | null {
   const w = words[i];
   if (!w?.literal) return null;
   const prog = basename(w.text);
-  if (prog === 'bash' || prog === 'rbash') return null;
-  if (!SHELLS.has(prog) && !INTERPRETERS.test(prog)) return null;
+  if (ALWAYS_READ_COMMANDS.test(prog)) return prog;
+  if (!SHELLS.has(prog) && !INTERPRETERS.test(prog) && !COMMAND_READERS.test(prog)) return null;
   const rest = words.slice(i + 1);
+  if (rest.some((x) => STDIN_FILE.test(x.text))) return prog;
+  if (prog === 'bash' || prog === 'rbash') return null;
   return rest.every((x) => x.literal && x.text.startsWith('-') && !/^-[A-Za-z]*c/.test(x.text)) ? prog : null;
 }
 
@@ -140,6 +148,13 @@ export const processWriteTool = defineTool({
         return v?.decision === 'deny' && t.kind === 'command' ? { ...t, deny_reason: `run_command policy: ${v.rule}` } : t;
       });
       return { targets: out, summary: `${summary}: shell input` };
+    }
+    // Without a sandbox, path rules hold for what a command does only when every path is judged
+    // before it runs: input to a program that is not a shell (an interpreter, ed's `!cat priv/x`,
+    // or data whose reader is unknown) cannot be, so it is refused while such rules exist.
+    if (p.sandbox !== 'bwrap' && commandPathRules(ctx.policy)) {
+      const text = `input to ${p.id} (${reader.kind === 'code' ? reader.name : p.command})`;
+      return { targets: [{ kind: 'command', words: [{ text, literal: false }], text, deny_reason: `${text}: it is not a shell line, so the paths it reaches cannot be judged before it runs, and no OS sandbox holds the path rules for it; run the program under bubblewrap (sandbox: bwrap)` }], summary };
     }
     const interp = reader.kind === 'code' ? reader.name : null;
     if (interp) {
