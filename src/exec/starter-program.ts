@@ -3,6 +3,18 @@
  * node:child_process and node:fs). The server's side of its channel: starter.ts.
  */
 
+/** Settings of the helper's own Node: a small heap (it holds no data) keeps its footprint small. */
+export const HELPER_NODE_ARGS = ['--max-old-space-size=24', '--max-semi-space-size=1'];
+
+/** What the helper sends the server. */
+export type HelperMsg =
+  | { t: 'ready' }
+  | { t: 'spawned'; id: number; pid: number; start?: string | null }
+  | { t: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null; stderr: string }
+  | { t: 'error'; id: number; code: string; message: string }
+  | { t: 'stderr'; id: number }
+  | { t: 'wrote'; id: number; n: number; error: string | null };
+
 /** How the helper shows in ps and /proc/PID/cmdline. */
 export const STARTER_TITLE = 'toolgate-starter';
 

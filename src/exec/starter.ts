@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { killTree, procStartTime } from './kill.js';
 import type { StdinSpec } from './run.js';
-import { HELPER_SOURCE, STARTER_TITLE } from './starter-program.js';
+import { HELPER_NODE_ARGS, HELPER_SOURCE, STARTER_TITLE, type HelperMsg } from './starter-program.js';
 import { childStdio, leakyChannelFd } from './inherited-fds.js';
 
 export { STARTER_TITLE };
@@ -52,17 +52,6 @@ export const HELPER_ANSWER_MS = 3000;
 /** Bytes of stdin per 'write' message (sent base64); one in flight per command. */
 const STDIN_CHUNK = 48 * 1024;
 
-/** Settings of the helper's own Node: a small heap (it holds no data) keeps its footprint small. */
-const HELPER_NODE_ARGS = ['--max-old-space-size=24', '--max-semi-space-size=1'];
-
-type HelperMsg =
-  | { t: 'ready' }
-  | { t: 'spawned'; id: number; pid: number; start?: string | null }
-  | { t: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null; stderr: string }
-  | { t: 'error'; id: number; code: string; message: string }
-  | { t: 'stderr'; id: number }
-  | { t: 'wrote'; id: number; n: number; error: string | null };
-
 export class HelperChild extends EventEmitter implements RgChild {
   pid: number | undefined;
   readonly stdout = new EventEmitter();
@@ -96,8 +85,7 @@ export class HelperChild extends EventEmitter implements RgChild {
 
   /** Writes to a command's stdin (started with stdin 'keep'), through the helper. */
   write(data: string): Promise<void> {
-    // Once its end is queued (stdin text given at the start, still being written), stdin is closed
-    // for anything after it, as a stream's end is: queued behind it, input would be dropped unseen.
+    // Once its end is queued (stdin text still being written), nothing may follow: it would be dropped unseen.
     if (this.ended || this.exit || this.stdinEnded) return Promise.reject(new Error('stdin is closed'));
     return new Promise((resolve, reject) => {
       this.stdinQueue.push({ buf: Buffer.from(data, 'utf8'), off: 0, done: (error) => (error ? reject(new Error(error)) : resolve()) });
@@ -267,8 +255,7 @@ export class Helper {
 
   /** `onDie(unexpected)`: called once when it dies; unexpected unless stop() ended it. */
   constructor(private readonly onDie: (unexpected: boolean) => void) {
-    // The server's own IPC channel, when the helper would inherit it, comes to it covered by
-    // /dev/null (childStdio), and it closes that descriptor first thing (its argument).
+    // The server's IPC channel, when inherited, comes covered by /dev/null and is closed first thing (its argument).
     const covered = leakyChannelFd();
     this.proc = spawn(process.execPath, [...HELPER_NODE_ARGS, '-e', HELPER_SOURCE, ...(covered === null ? [] : [String(covered)])], {
       // Nothing of the helper may reach stdout, the protocol channel in stdio mode.
