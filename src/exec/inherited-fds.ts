@@ -1,8 +1,16 @@
-import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 
 /** O_CLOEXEC in /proc/PID/fdinfo's octal `flags` (Linux, every architecture Node runs on). */
 const O_CLOEXEC = 0o2000000;
+
+/** Whether this process holds `fd` without close-on-exec (its children inherit it); null when /proc cannot tell (gone). */
+function inheritable(fd: number | string): boolean | null {
+  try {
+    const m = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+    return m ? !(parseInt(m[1]!, 8) & O_CLOEXEC) : null;
+  } catch { return null; }
+}
 
 /**
  * V8's own logs: opened before any script runs, without close-on-exec, and written to for the life
@@ -42,13 +50,8 @@ export function closeInheritedFds(): number[] {
   for (const n of names) {
     const fd = Number(n);
     if (!Number.isInteger(fd) || keep.has(fd)) continue;
-    let flags: number;
-    try {
-      const m = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${n}`, 'utf8'));
-      if (!m) continue;
-      flags = parseInt(m[1]!, 8);
-    } catch { continue; /* gone (the listing's own descriptor) */ }
-    if (flags & O_CLOEXEC || isV8Log(fd)) continue;
+    // null: gone (the listing's own descriptor).
+    if (inheritable(n) !== true || isV8Log(fd)) continue;
     try { closeSync(fd); closed.push(fd); } catch { /* already closed */ }
   }
   return closed;
@@ -65,10 +68,7 @@ export function leakyChannelFd(): number | null {
   leaky = null;
   const fd = (process.channel as { fd?: unknown } | undefined)?.fd;
   if (process.platform !== 'linux' || typeof fd !== 'number' || fd <= 2) return leaky;
-  try {
-    const m = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
-    if (m && !(parseInt(m[1]!, 8) & O_CLOEXEC)) leaky = fd;
-  } catch { /* no fdinfo: nothing known to cover */ }
+  if (inheritable(fd) === true) leaky = fd;
   return leaky;
 }
 
@@ -93,18 +93,16 @@ export function childStdio<T>(base: readonly T[]): Array<T | 'ignore' | number> 
 /**
  * For a child started by code whose stdio toolgate does not set (the MCP SDK's stdio transport, for
  * upstream servers), when it would inherit the server's IPC channel (leakyChannelFd): the same
- * program started through bash (the shell commands run in; POSIX sh need not take a descriptor
- * above 9), which closes the channel and execs it. Else as given. What bash would change is put
- * back: the program is found in PATH here, as spawn would find it (a missing one fails as spawn
- * fails, ENOENT), not by bash (whose PATH, when none is set, ends in "."); BASH_ENV (which bash
- * would source) is handed over under another name and restored; PWD and OLDPWD are restored or
- * unset, and SHLVL is left as it was (bash's exec would set it to 0 when there was none).
+ * program (`program`, a path: the caller found it in PATH, so bash's own search, whose default PATH
+ * ends in ".", is not used) started through bash (the shell commands run in; POSIX sh need not take
+ * a descriptor above 9), which closes the channel and execs it. Else as given. What bash would
+ * change is put back: BASH_ENV (which bash would source) is handed over under another name and
+ * restored; PWD and OLDPWD are restored or unset, and SHLVL is left as it was (bash's exec would
+ * set it to 0 when there was none).
  */
-export function withoutChannel(command: string, args: readonly string[], env: Record<string, string>): { command: string; args: string[]; env: Record<string, string> } {
+export function withoutChannel(program: string, args: readonly string[], env: Record<string, string>): { command: string; args: string[]; env: Record<string, string> } {
   const ch = leakyChannelFd();
-  if (ch === null) return { command, args: [...args], env };
-  const program = command.includes('/') ? command : inPath(command, env.PATH ?? "/usr/bin:/bin");
-  if (program === null) throw Object.assign(new Error(`spawn ${command} ENOENT`), { code: 'ENOENT' });
+  if (ch === null) return { command: program, args: [...args], env };
   const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
   const restore = ['PWD', 'OLDPWD'].map((v) => (env[v] === undefined ? `unset ${v}` : `export ${v}=${quote(env[v]!)}`));
   const out: Record<string, string> = { ...env };
@@ -121,16 +119,3 @@ export function withoutChannel(command: string, args: readonly string[], env: Re
 }
 
 const BASH_ENV_CARRIER = 'TOOLGATE_UPSTREAM_BASH_ENV';
-
-/** The first executable regular file `name` in the absolute entries of `pathList`, or null (empty and relative entries are skipped). */
-export function inPath(name: string, pathList: string): string | null {
-  for (const dir of pathList.split(':')) {
-    if (!dir || !path.isAbsolute(dir)) continue;
-    const file = path.join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      if (statSync(file).isFile()) return file;
-    } catch { /* next */ }
-  }
-  return null;
-}

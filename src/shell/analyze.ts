@@ -44,7 +44,7 @@ const printfTarget = (words: CommandWord[]): CommandWord[] => {
   const w = words[i]!.text === '-v' ? words[i + 1] : { ...words[i]!, text: words[i]!.text.slice(2) };
   return w ? [w] : [];
 };
-const isAssignment = (w: CommandWord) => /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(w.text);
+export const isAssignment = (w: CommandWord) => /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(w.text);
 /** Builtins whose arguments may assign variables. */
 const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 

@@ -10,7 +10,8 @@ import { redactString, REDACTED } from '../audit/redact.js';
 import { cappedFetch } from './capped-fetch.js';
 import { VERSION } from '../version.js';
 import { expandEnvRefs, upstreamArgv, type UpstreamConfig } from './config.js';
-import { inPath, withoutChannel } from '../exec/inherited-fds.js';
+import { withoutChannel } from '../exec/inherited-fds.js';
+import { findInPath } from '../exec/direct.js';
 import { safePath } from '../exec/env.js';
 
 /**
@@ -69,11 +70,11 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
   if (cfg.command) {
     const [program, ...programArgs] = upstreamArgv(cfg);
     const upEnv = upstreamEnv(name, cfg, opts.env);
-    // Its own lookups too (npx is `#!/usr/bin/env node`): PATH without relative entries.
+    // The server starts it outside any sandbox: PATH without its relative entries (node_modules/.bin
+    // names the upstream's folder, often the workspace a command writes), for the name here and for
+    // the upstream's own lookups (npx is `#!/usr/bin/env node`).
     if (upEnv.PATH !== undefined) upEnv.PATH = safePath(upEnv.PATH, []);
-    // The server starts it outside any sandbox: a name is looked for in PATH without its relative
-    // entries (node_modules/.bin names the upstream's folder, often the workspace a command writes).
-    const found = program!.includes('/') ? program! : inPath(program!, safePath(upEnv.PATH, []));
+    const found = program!.includes('/') ? program! : findInPath(program!, upEnv.PATH ?? '');
     if (found === null) throw Object.assign(new Error(`spawn ${program} ENOENT (not found in PATH; relative PATH entries are not searched: give the program's absolute path)`), { code: 'ENOENT' });
     // The SDK sets the child's stdio: a server IPC channel it would inherit is closed by bash first.
     const { command, args, env } = withoutChannel(found, programArgs, upEnv);

@@ -10,7 +10,7 @@ import { guardParts } from '../../shell/guardrails.js';
 import { commandPathRules, commandRulesBelow } from '../../shell/path-verdict.js';
 import { holdsProtected } from '../../exec/holds-protected.js';
 import { INTERPRETERS, SHELLS } from '../../shell/wrappers.js';
-import { basename, OTHER_SYNTAX } from '../../shell/analyze.js';
+import { basename, isAssignment, OTHER_SYNTAX } from '../../shell/analyze.js';
 import type { ShellParser } from '../../shell/parser.js';
 import type { CommandWord } from '../../core/types.js';
 import { findProcess } from '../process-output/process-output.js';
@@ -56,7 +56,7 @@ function readerOf(p: { programs: string[]; command: string }, parser: ShellParse
   const foreign = names.find((n) => OTHER_SYNTAX.has(n));
   if (foreign) return { kind: 'foreign', name: foreign };
   const unknownProgram = parts.some((part) => {
-    const w = part.words.find((x) => !/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(x.text));
+    const w = part.words.find((x) => !isAssignment(x));
     return !!w && !w.literal;
   });
   if (unknownProgram || names.some((n) => SHELLS.has(n))) return { kind: 'shell' };
@@ -72,7 +72,7 @@ const STDIN_FILE = /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/;
 
 /** The program of a command part that reads its code from stdin (a shell or an interpreter given no script or -c), or null. bash reading bash is judged as such. */
 function readsStdinAsCode(words: readonly CommandWord[]): string | null {
-  const i = words.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(w.text));
+  const i = words.findIndex((w) => !isAssignment(w));
   const w = words[i];
   if (!w?.literal) return null;
   const prog = basename(w.text);
