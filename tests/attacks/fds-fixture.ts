@@ -42,5 +42,13 @@ export async function backgroundSleep(t: { after: (f: () => void) => void }, req
   assert.ok(pid, `sleep ${mark} not found`);
   const found = pid;
   t.after(() => { try { process.kill(found, 'SIGKILL'); } catch { /* gone */ } });
+  // Just started, sleep may still hold files of its own (its locale, while setlocale reads it):
+  // its descriptors are read once they stopped changing (two looks 50 ms apart, for up to 2 s).
+  for (let i = 0, last = ''; i < 40; i++) {
+    const now = show(pid);
+    if (now === last) break;
+    last = now;
+    await new Promise((res) => setTimeout(res, 50));
+  }
   return pid;
 }
