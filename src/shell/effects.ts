@@ -1,5 +1,7 @@
 import type { CommandWord } from '../core/types.js';
-import { gitCall, gitShowsContent } from './git.js';
+import { awkRunsCode } from './awk.js';
+import { gitCall, gitFiles, gitRunsCode, gitShowsContent } from './git.js';
+import { sedCall } from './sed.js';
 
 /** `search`: reads every file under a directory (grep -r, rg): only the OS sandbox hides the secrets in it. */
 export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete' | 'link' | 'walk' | 'history';
@@ -23,7 +25,7 @@ const READERS = new Set(['cat', 'head', 'tail', 'less', 'more', 'wc', 'sort', 'u
 const FILE_TEST = /^-[bcdefghkprsuwxGLNOS]$/; // not -a: also "and"
 const FILE_CMP = /^-(nt|ot|ef)$/;
 /** Readers whose first operand is a pattern or program, not a file (unless -e/-f gives it). */
-const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'awk', 'gawk', 'mawk', 'sed', 'jq', 'yq']);
+const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'awk', 'gawk', 'mawk', 'nawk', 'sed', 'jq', 'yq']);
 /** Readers that walk directories by default. */
 const RECURSIVE = new Set(['rg']);
 const GREPS = new Set(['grep', 'egrep', 'fgrep', 'rg']);
@@ -98,10 +100,16 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
       if (w.text.startsWith('of=')) add([{ ...w, text: w.text.slice(3) }], 'write');
       if (w.text.startsWith('if=')) add([{ ...w, text: w.text.slice(3) }], 'read');
     }
-  } else if (prog === 'sed' || prog === 'perl') {
+  } else if (prog === 'sed') {
+    // Input files (rewritten with -i), and the files the script's r/R read and w/W write.
+    const sed = sedCall(words);
+    add(sed.inputs, sed.inPlace ? 'write' : 'read');
+    add(sed.reads, 'read');
+    add(sed.writes, 'write');
+  } else if (prog === 'perl') {
     const inPlace = hasOpt(words, /^(-i.*|--in-place.*|-[a-zA-Z]*i[a-zA-Z]*)$/);
     const scriptGiven = hasOpt(words, /^(-e|-f|--expression.*|--file.*)$/);
-    const files = prog === 'perl' ? (inPlace ? ops.slice(scriptGiven ? 0 : 1) : []) : ops.slice(scriptGiven ? 0 : 1);
+    const files = inPlace ? ops.slice(scriptGiven ? 0 : 1) : [];
     add(files, inPlace ? 'write' : 'read');
   } else if (PATTERN_FIRST.has(prog)) {
     const scriptGiven = hasOpt(words, /^(-e|-f|--regexp.*|--file.*)$/) || hasOpt(words, /^-[a-zA-Z]*[ef].+$/);
@@ -128,7 +136,7 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
   if (ARCHIVERS.has(prog)) add(archiveInputs(prog, words), 'search');
   // Options of otherwise read-only tools that write a file.
   const OUTPUT_OPTS: Record<string, RegExp> = {
-    git: /^(--output|--output-directory)$/, sort: /^(-o|--output)$/, less: /^(-o|-O|--log-file|--LOG-FILE)$/,
+    sort: /^(-o|--output)$/, less: /^(-o|-O|--log-file|--LOG-FILE)$/,
     curl: /^(-o|--output|-c|--cookie-jar|--trace|--trace-ascii|--dump-header|-D|--stderr)$/, wget: /^(-O|--output-document|-o|--output-file|-a|--append-output)$/,
     tar: /^(-f|--file)$/,
   };
@@ -190,6 +198,8 @@ function gitEffects(words: CommandWord[]): FileRef[] {
     const m = /^[^:\s]*:(?!\/\/)(.+)$/.exec(w.text);
     if (m && !w.text.startsWith('-') && m[1]) refs.push({ word: { text: m[1].replace(/^\.\//, ''), literal: w.literal }, access: 'read', via: `git ${call.sub ?? ''} ${w.text.split(':')[0]}:`.trim() });
   }
+  // Files named by options (--output=F, archive -o F, --add-file=F, grep -f F…) and both sides of diff --no-index.
+  for (const f of gitFiles(words)) if (f.word.text !== '-') refs.push({ ...f, word: base0(dir, f.word) });
   // git mv / git rm move and delete working-tree files like mv and rm.
   if (call.sub === 'mv' || call.sub === 'rm') {
     const ops = rest.filter((w) => !w.text.startsWith('-'));
@@ -230,11 +240,11 @@ export function runsCodeFromText(prog: string, words: CommandWord[]): string | n
     case 'rg': return opt(/^--pre(=|$)/) ? 'rg --pre runs a command on each file' : null;
     case 'sort': return opt(/^--compress-program/) ? 'sort --compress-program runs a command' : null;
     case 'tar': return opt(/^(--to-command|--checkpoint-action|--use-compress-program|-I|--info-script|--new-volume-script|-F|--rsh-command)/) ? 'this tar option runs a command' : null;
-    case 'git': return opt(/^(-c|--config-env|--exec-path|--upload-pack|--receive-pack)$|^--(config-env|exec-path|upload-pack|receive-pack)=|^--ext-diff$/) ? 'this git option can run a command' : null;
+    case 'git': return gitRunsCode(words);
     case 'man': return opt(/^(-P|--pager|-H|--html)/) ? 'man with a pager option runs a command' : null;
-    case 'awk': case 'gawk': case 'mawk': return opt(/system\s*\(|\|\s*getline|printf?[^;]*[|>]|getline\s*</) ? 'the awk program runs commands or writes files' : null;
+    case 'awk': case 'gawk': case 'mawk': case 'nawk': return awkRunsCode(words);
     case 'script': return 'script runs a command and writes a typescript file';
-    case 'sed': return opt(/(^|[;{}\s\n])e(\s|;|$)|\/[gpiIm0-9]*e[gpiIm0-9]*(\s|;|}|$)|(^|[;}\n])\s*w\s|\/[gpiIm0-9]*w\s/) ? 'the sed script runs commands or writes files' : null;
+    case 'sed': return sedCall(words).code;
     case 'less': case 'more': return opt(/^(\+|-\+)|^--?(lesskey|init)/) ? 'this pager option can run a command' : null;
     case 'ssh': case 'scp': case 'sftp': return opt(/ProxyCommand|LocalCommand|PermitLocalCommand|-oProxy|^-S$/i) ? 'this ssh option runs a command' : null;
     case 'zip': return opt(/^(-TT|--unzip-command)/) ? 'zip -TT runs a command' : null;

@@ -36,6 +36,8 @@ export interface GitCall {
   dirs: CommandWord[];
   /** True when the call changes the repository, its refs, config or remotes: it needs git.write. */
   writes: boolean;
+  /** Index of the sub-command in the words (words.length when there is none). */
+  at: number;
 }
 
 /**
@@ -54,18 +56,18 @@ export function gitCall(words: CommandWord[]): GitCall {
       continue;
     }
     if (t === '--version' || t === '--help' || t === '-h' || t === '--html-path' || t === '--man-path' || t === '--info-path') {
-      return { sub: null, dirs, writes: false };
+      return { sub: null, dirs, writes: false, at: words.length };
     }
     i++;
   }
   const subWord = words[i];
-  if (!subWord) return { sub: null, dirs, writes: false };
-  if (!subWord.literal) return { sub: subWord.text, dirs, writes: true };
+  if (!subWord) return { sub: null, dirs, writes: false, at: words.length };
+  if (!subWord.literal) return { sub: subWord.text, dirs, writes: true, at: i };
   const sub = subWord.text;
   const rest = words.slice(i + 1).map((w) => w.text);
-  if (READ_ONLY.has(sub)) return { sub, dirs, writes: false };
+  if (READ_ONLY.has(sub)) return { sub, dirs, writes: false, at: i };
   const dep = DEPENDS[sub];
-  return { sub, dirs, writes: dep ? dep(rest) : true };
+  return { sub, dirs, writes: dep ? dep(rest) : true, at: i };
 }
 
 /** Sub-commands that print file content from the object store, or write it out under other names. */
@@ -86,7 +88,7 @@ const LIMITED_BY_PATHS = new Set(['log', 'whatchanged', 'diff', 'diff-tree', 'di
  */
 export function gitShowsContent(words: CommandWord[]): { paths: CommandWord[] | null } | null {
   const call = gitCall(words);
-  const at = words.findIndex((w, i) => i > 0 && w.text === call.sub);
+  const at = call.sub === null ? -1 : call.at;
   // A changed work tree or git dir points checkout, reset & co at another folder: content lands there.
   const redirected = words.slice(1, at < 0 ? undefined : at).some((w) => /^--(work-tree|git-dir)(=|$)/.test(w.text));
   if (!call.sub) return null;
@@ -107,4 +109,135 @@ export function gitShowsContent(words: CommandWord[]): { paths: CommandWord[] | 
   const paths = rest.slice(dd + 1);
   if (paths.length === 0 || paths.some((w) => !w.literal || /[*?[\]]|^:/.test(w.text))) return { paths: null };
   return { paths };
+}
+
+/**
+ * Long options that make git run a program or command line named in the words, or put files where
+ * the path rules do not look. git's parse-options takes any unambiguous prefix of a long option
+ * (`--upload-pa=CMD` is --upload-pack), so a word whose name is a prefix of one of these counts as it.
+ * - upload-pack, receive-pack, exec (ls-remote, fetch, pull, clone, push, archive --remote, fetch-pack,
+ *   send-pack; rebase --exec): the program run as the other end, or a command line to run;
+ * - exec-path, config-env: where git finds its programs, config (core.pager, aliases…) from the environment;
+ * - open-files-in-pager (grep -O): runs its value as the pager; ext-diff: runs the configured diff driver;
+ * - extcmd (difftool -x): a command; template (init, clone): copies hooks from a folder, clone runs them;
+ * - separate-git-dir (init, clone): writes the repository to another folder.
+ * --textconv and the like run drivers the configuration names: judged with the config, not here.
+ */
+const RUNS_LONG = ['upload-pack', 'receive-pack', 'exec', 'exec-path', 'config-env', 'open-files-in-pager', 'ext-diff'];
+const RUNS_LONG_SUB: Record<string, string[]> = {
+  clone: ['config', 'template', 'separate-git-dir'], // also clone -c/--config core.hooksPath=… / core.fsmonitor=…
+  init: ['template', 'separate-git-dir'],
+  difftool: ['extcmd'],
+  'send-email': ['sendmail-cmd', 'to-cmd', 'cc-cmd', 'header-cmd', 'smtp-server'],
+};
+/** Short options that run a command, per sub-command, and the short options there that take a value (the rest of a cluster). */
+const RUNS_SHORT: Record<string, { runs: string; args: string }> = {
+  grep: { runs: 'O', args: 'efABCm' }, // -O[PAGER]: its value attached
+  clone: { runs: 'uc', args: 'ojb' }, // -u UPLOAD-PACK, -c KEY=VALUE
+  'ls-remote': { runs: 'u', args: 'o' },
+  rebase: { runs: 'x', args: 'sXC' }, // -x CMD
+  difftool: { runs: 'x', args: 't' }, // -x CMD
+};
+
+/** Words of a git call before `--`, after the sub-command (options may follow operands). */
+const optionWords = (words: CommandWord[], at: number) => {
+  const rest = words.slice(at + 1);
+  const dd = rest.findIndex((w) => w.literal && w.text === '--');
+  return dd < 0 ? rest : rest.slice(0, dd);
+};
+
+/** Why the words make git run a command (or write a folder's worth of files unseen), or null. */
+export function gitRunsCode(words: CommandWord[]): string | null {
+  const call = gitCall(words);
+  const why = 'this git option can run a command';
+  // Global options: config from the command line or the environment, another exec path.
+  for (let i = 1; i < call.at; i++) {
+    const w = words[i]!;
+    if (!w.literal) return 'a git option known only when it runs';
+    if (/^(-c|--config-env|--exec-path)(=|$)/.test(w.text)) return why;
+    if (GLOBAL_WITH_VALUE.has(w.text)) i++; // its value (`-C "$dir"`)
+  }
+  if (call.sub === null) return null;
+  if (!words[call.at]!.literal) return 'the git sub-command is known only when it runs';
+  const sub = call.sub;
+  const rest = words.slice(call.at + 1);
+  if (sub === 'filter-branch') return 'git filter-branch runs its filters as shell code';
+  if (sub === 'bisect' && rest[0]?.text === 'run') return 'git bisect run runs a command';
+  if (sub === 'submodule' && rest.some((w) => w.text === 'foreach')) return 'git submodule foreach runs a command';
+  const long = [...RUNS_LONG, ...(RUNS_LONG_SUB[sub] ?? [])];
+  const short = RUNS_SHORT[sub];
+  for (const w of optionWords(words, call.at)) {
+    const t = w.text;
+    // A word known only when it runs is judged by what is written of it: `--author="$me"` by its
+    // name, `-m"$msg"` by its letters up to the value; `--$x`, `-n$x` could be any option.
+    const unknown = (part: string) => !w.literal && /[$`*?[\]{}~\\'"]/.test(part);
+    if (t.startsWith('--')) {
+      const name = t.slice(2).split('=')[0]!;
+      if (unknown(name)) return 'a git option known only when it runs';
+      if (name !== '' && !name.startsWith('no-') && long.some((l) => l.startsWith(name))) return why;
+    } else if (/^-[^-]/.test(t)) {
+      for (const c of t.slice(1)) {
+        if (unknown(c)) return 'a git option known only when it runs';
+        if (short?.runs.includes(c)) return why;
+        if (!short || short.args.includes(c)) break;
+      }
+    }
+  }
+  return null;
+}
+
+/** Options naming a file git reads or writes: long names (any prefix of two letters or more) and short letters. */
+interface FileOpt { long: string[]; short?: string; access: 'read' | 'write' }
+/** Other short options taking a value there: the rest of a cluster is that value (`commit -mFix`). */
+const SHORT_ARGS: Record<string, string> = { grep: 'eABCmO', commit: 'mcCS', tag: 'mu', merge: 'msX', notes: 'mcC', 'format-patch': 'vS', bugreport: 's' };
+const FILE_OPTS: Record<string, FileOpt[]> = {
+  '*': [{ long: ['output', 'output-directory'], access: 'write' }], // diff/log/show --output=FILE, format-patch, bugreport, archive
+  archive: [{ long: [], short: 'o', access: 'write' }, { long: ['add-file'], access: 'read' }],
+  'format-patch': [{ long: [], short: 'o', access: 'write' }],
+  bugreport: [{ long: [], short: 'o', access: 'write' }],
+  grep: [{ long: [], short: 'f', access: 'read' }],
+  blame: [{ long: ['contents'], access: 'read' }],
+  commit: [{ long: ['file', 'template'], short: 'Ft', access: 'read' }],
+  tag: [{ long: ['file'], short: 'F', access: 'read' }],
+  merge: [{ long: ['file'], short: 'F', access: 'read' }],
+  notes: [{ long: ['file'], short: 'F', access: 'read' }],
+};
+
+/**
+ * Files a git call names in its options (`--output=F`, `archive -o F`, `--add-file=F`, `grep -f F`,
+ * `commit -F F`…) and the two paths `git diff --no-index A B` compares. Relative to the last -C folder.
+ */
+export function gitFiles(words: CommandWord[]): { word: CommandWord; access: 'read' | 'write'; via: string }[] {
+  const call = gitCall(words);
+  if (call.sub === null || !words[call.at]!.literal) return [];
+  const out: { word: CommandWord; access: 'read' | 'write'; via: string }[] = [];
+  const via = `git ${call.sub}`;
+  const opts = [...FILE_OPTS['*']!, ...(FILE_OPTS[call.sub] ?? [])];
+  const ws = optionWords(words, call.at);
+  for (let i = 0; i < ws.length; i++) {
+    const w = ws[i]!;
+    const t = w.text;
+    if (t.startsWith('--')) {
+      const eq = t.indexOf('=');
+      const name = t.slice(2, eq < 0 ? undefined : eq);
+      const o = name.length >= 2 ? opts.find((x) => x.long.some((l) => l.startsWith(name))) : undefined;
+      if (!o) continue;
+      const value = eq >= 0 ? { ...w, text: t.slice(eq + 1) } : ws[++i];
+      if (value) out.push({ word: value, access: o.access, via });
+    } else if (/^-[^-]/.test(t)) {
+      for (let k = 1; k < t.length; k++) {
+        const o = opts.find((x) => x.short?.includes(t[k]!));
+        if (!o && SHORT_ARGS[call.sub]?.includes(t[k]!)) break;
+        if (!o) continue;
+        const value = k + 1 < t.length ? { ...w, text: t.slice(k + 1) } : ws[++i];
+        if (value) out.push({ word: value, access: o.access, via });
+        break;
+      }
+    }
+  }
+  if (call.sub === 'diff' && words.slice(call.at + 1).some((w) => w.text === '--no-index')) {
+    // Two files (or folders) outside git's view, compared and printed: both are read.
+    for (const w of words.slice(call.at + 1)) if (!(w.literal && w.text.startsWith('-'))) out.push({ word: w, access: 'read', via: 'git diff --no-index' });
+  }
+  return out;
 }
