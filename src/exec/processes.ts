@@ -17,6 +17,8 @@ export interface ProcRecord {
   started_at: string;
   killed: boolean;
   timed_out: boolean;
+  /** A background shell: the folders its input so far may have left it in (process_write; null = unknown). */
+  shellDirs?: (string | null)[];
   /** Programs in the command (for process_write: is stdin code?). */
   programs: string[];
   exit?: Exit;

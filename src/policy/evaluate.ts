@@ -52,7 +52,7 @@ function ruleCovers(rule: CompiledRule, tool: string, t: PlanTarget | null): boo
     const lex = t.path.lexical;
     return strict && !!lex && rulePathCovers(rule.path, lex.relToRoot, lex.abs, false, bases);
   }
-  if (t.kind === 'command') return !!rule.command && !rule.path && !rule.domain && (rule.commandTarget ? rule.commandTarget(t.words) : matchesAnyCommand(rule.command, t.words));
+  if (t.kind === 'command') return !!rule.command && !rule.path && !rule.domain && (rule.commandTarget ? rule.commandTarget(t.words) : matchesAnyCommand(rule.command, t.words, rule.decision !== 'allow') || (rule.decision !== 'allow' && !!t.asWritten && matchesAnyCommand(rule.command, t.asWritten, true)));
   return !!rule.domain && !rule.path && !rule.command && rule.domain(t.host);
 }
 

@@ -3,7 +3,8 @@ import { fileEffects, findStarts, runsCodeFromText, type FileRef } from './effec
 import { skipOptions } from './options.js';
 import type { ShellParser } from './parser.js';
 import { collectCommands, type RawCommand } from './walk.js';
-import { SAFE_SHELL_FLAGS, SHELLS, WRAPPERS, XARGS } from './wrappers.js';
+import { CODE_VAR_NAMES, nameRisk } from './names.js';
+import { LAUNCHERS, SAFE_SHELL_FLAGS, SHELLS, WRAPPERS, XARGS } from './wrappers.js';
 
 /** One simple command to judge, after wrappers are unwrapped. */
 export interface CommandPart {
@@ -11,6 +12,8 @@ export interface CommandPart {
   text: string;
   /** Set when the analyser itself refuses the part (eval, parse error, unknown construct…). */
   deny_reason?: string;
+  /** The words as written, when `words` hides them from allow rules (deny and ask rules still see them). */
+  asWritten?: CommandWord[];
 }
 
 export interface Analysis {
@@ -32,9 +35,11 @@ const LATER_CODE: Record<string, string> = {
   enable: 'enable is not allowed (it turns builtins off or loads new ones from a library)',
   bind: 'bind is not allowed (bind -x runs text as code on a key)',
   complete: 'complete is not allowed (complete -C runs text as code)',
+  compgen: 'compgen is not allowed (-C and -F run code, -W expands its text as the shell runs it)',
 };
 /** Variables whose value bash runs as code later: prompts, the trace prefix, files sourced at start. */
-const CODE_VARS = /^(PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_CMDS|BASH_ALIASES|BASH_FUNC_\S*|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PATH)(\[[^\]]*\])?(\+?=|$)/;
+const CODE_VARS = new RegExp(`^(${CODE_VAR_NAMES})(\\[[^\\]]*\\])?(\\+?=|$)`);
+const SHOPT_REFUSED = /^(autocd|cdable_vars|cdspell|dirspell|extdebug)$/;
 /** Builtins that store a value into a variable named by an argument. */
 const NAME_SETTERS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
 /** The variable `printf -v NAME` (or -vNAME) stores into, as a word. */
@@ -109,6 +114,8 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
   const codeVar = named.find((w) => CODE_VARS.test(w.text)) ?? [...assigns, ...words].find((w) => w.text.startsWith('BASH_FUNC_'));
   if (codeVar) { push(words, `${codeVar.text.split(/[[+=]/)[0]} holds code bash runs later, or changes what a command name runs: it cannot be judged before it runs`); return; }
   if (DECLARERS.has(first) && words.some((w) => /^-[A-Za-z]*n/.test(w.text))) { push(words, 'a name reference (-n) makes another variable be set under its name: not allowed'); return; }
+  const risk = nameRisk(first, words, assigns, assignOnly);
+  if (risk) { push(words, risk); return; }
   const name = words[0];
   if (!name) { push([]); return; }
   // `$c $f` (c=cat, or read from input): the program is known only when it runs. Judged as text it
@@ -126,15 +133,30 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     push(words, `${prog} -C runs its callback as code, which cannot be judged before it runs`);
     return;
   }
+  if (prog === 'jobs' && words.some((w) => !w.literal || /^-[A-Za-z]*x/.test(w.text))) { push(words, 'jobs -x runs a command: run it directly'); return; }
+  if (prog === 'shopt' && words.some((w) => !w.literal || SHOPT_REFUSED.test(w.text))) { push(words, 'shopt autocd, cdable_vars, cdspell, dirspell and extdebug change what a command name, a cd or a trap means: not allowed'); return; }
+  // set -k: `NAME=value` anywhere in a later command is an assignment (`ls PATH=/x`).
+  if (prog === 'set' && words.some((w) => !w.literal || /^-[A-Za-z]*k/.test(w.text) || w.text === 'keyword')) { push(words, 'set -k (keyword) makes NAME=value words anywhere in a command assignments: not allowed'); return; }
+  if (LAUNCHERS.has(prog)) {
+    push(words, `${prog} runs the program named in its arguments, which toolgate does not unwrap: run that program directly (or without ${prog})`);
+    return;
+  }
   if (prog === 'builtin') {
     push(words, 'builtin is not allowed: it is only needed to reach a builtin past a function, and functions are refused');
     return;
   }
-  if (prog === 'cd' || prog === 'pushd') {
-    const dir = words[1] ?? { text: '~', literal: false };
-    out.dirs.push(dir);
-    // Entering a folder is listing it: the path rules judge it (`cd priv && cat x`).
-    if (words[1]) out.files.push({ word: dir, access: 'list', via: prog });
+  if (prog === 'cd' || prog === 'pushd' || prog === 'popd') {
+    let k = 1;
+    while (k < words.length - 1 && words[k]!.literal && /^-[LP@e]+$/.test(words[k]!.text)) k++;
+    if (words[k]?.text === '--') k++;
+    const dir = words[k];
+    // popd, pushd (swaps), pushd +N, `cd -` (OLDPWD): a folder bash remembered, not one written here.
+    if (prog === 'popd' || (prog === 'pushd' && !dir) || (dir && (dir.text === '-' || /^[-+]/.test(dir.text)))) out.dirs.push(unknown(wordsText(words)));
+    else {
+      out.dirs.push(dir ?? { text: '~', literal: false });
+      // Entering a folder is listing it: the path rules judge it (`cd priv && cat x`).
+      if (dir) out.files.push({ word: dir, access: 'list', via: prog });
+    }
   }
   if (SHELLS.has(prog)) { judgeShell(parser, assigns, words, depth, out); return; }
   if (prog === 'busybox' && words.length > 1) { judgeWords(parser, assigns, words.slice(1), depth, out); return; }
@@ -181,6 +203,7 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
   const nameTest = (prog === 'test' || prog === '[') && words.some((w) => w.text === '-v' || w.text === '-R') && words.some((w) => !w.literal);
   if (NAME_EVAL.has(prog) && (nameTest || words.slice(1).some((w) => /\$\(|`/.test(w.text)))) {
     push([unknown(wordsText(words))]);
+    out.parts[out.parts.length - 1]!.asWritten = [...assigns, ...words];
     out.parts[out.parts.length - 1]!.text = `${wordsText([...assigns, ...words])}  (${prog} may evaluate quoted code in a subscript)`;
     return;
   }
@@ -188,7 +211,10 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
   if (code) {
     // Not a deny: a person may still approve it; but no prefix rule can allow it.
     push([unknown(`${wordsText(words)}`)]);
+    out.parts[out.parts.length - 1]!.asWritten = [...assigns, ...words];
     out.parts[out.parts.length - 1]!.text = `${wordsText([...assigns, ...words])}  (${code})`;
+    // A person may approve it: the files it names are still judged by the path rules.
+    out.files.push(...fileEffects(prog, words));
     return;
   }
   push(words);
@@ -237,7 +263,7 @@ function judgeShell(parser: ShellParser, assigns: CommandWord[], words: CommandW
   const inner = analyzeCommand(parser, script.text, depth + 1);
   for (const p of inner.parts) {
     const all = [...assigns, ...p.words];
-    out.parts.push({ words: all, text: assigns.length ? `${wordsText(assigns)} ${p.text}` : p.text, ...(p.deny_reason ? { deny_reason: p.deny_reason } : {}) });
+    out.parts.push({ words: all, text: assigns.length ? `${wordsText(assigns)} ${p.text}` : p.text, ...(p.deny_reason ? { deny_reason: p.deny_reason } : {}), ...(p.asWritten ? { asWritten: [...assigns, ...p.asWritten] } : {}) });
   }
   out.files.push(...inner.files);
   out.dirs.push(...inner.dirs);

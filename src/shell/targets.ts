@@ -36,7 +36,11 @@ export interface TargetOptions {
    * what the folder holds), so the refusal reveals nothing about the denied paths.
    */
   strictReads?: boolean;
+  /** A background shell: every folder its earlier input may have left it in (cwd when unset). */
+  cwds?: readonly (string | null)[];
 }
+
+const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 
 /** Files a command may always write: they are not files. */
 const HARMLESS = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+|zero)$/;
@@ -58,12 +62,8 @@ function literalPath(w: CommandWord, home: string): string | null {
  * is what an allowed command does anyway.
  */
 export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTarget[]> {
-  const out: PlanTarget[] = a.parts.map((p) => ({ kind: 'command', words: p.words, text: p.text, ...(p.deny_reason ? { deny_reason: p.deny_reason } : {}) }));
-  const dirs: (string | null)[] = [o.cwd];
-  for (const d of a.dirs) {
-    const lp = literalPath(d, o.home);
-    dirs.push(lp === null ? null : path.resolve(o.cwd, lp));
-  }
+  const out: PlanTarget[] = a.parts.map((p) => ({ kind: 'command', words: p.words, text: p.text, ...(p.deny_reason ? { deny_reason: p.deny_reason } : {}), ...(p.asWritten ? { asWritten: p.asWritten } : {}) }));
+  const dirs = folderCandidates(a.dirs, o);
   const seen = new Set<string>();
   const sandboxed = o.sandboxed ?? o.privateTmp;
   for (const f of a.files) {
@@ -94,6 +94,7 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
     for (const base of bases) {
       if (base === null) {
         if (writes) out.push(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${lp} after a cd to a directory known only when it runs`));
+        else if (reads && !sandboxed && o.strictReads) out.push(denyPart(`${f.via} ${f.access} ${lp}`, 'a path after a cd to a folder known only when it runs (cd -, popd, a variable), and no OS sandbox hides what your path rules deny'));
         continue;
       }
       const abs = path.resolve(base, lp);
@@ -117,8 +118,55 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
       const t = globTarget(w, o, dirs);
       if (t) out.push(t);
     }
+    // Any program may read the paths it is given (`rev priv/x`, `iconv … priv/x`, `git diff --no-index
+    // priv/x …`): without a sandbox, every literal operand (and `--opt=VALUE`) is judged as a path by
+    // the rules, on its text alone, whatever the program and whether or not it is a file.
+    for (const p of a.parts) {
+      let i = 0;
+      while (i < p.words.length && ASSIGNMENT_WORD.test(p.words[i]!.text)) i++;
+      for (const w of p.words.slice(i + 1)) {
+        if (!w.literal) continue;
+        const text = w.text.startsWith('-') ? (/^--?[A-Za-z0-9-]+=(.+)$/.exec(w.text)?.[1] ?? '') : w.text;
+        if (text === '' || text.includes('\n')) continue;
+        const lp = literalPath({ text, literal: true }, o.home)!;
+        for (const base of path.isAbsolute(lp) ? [o.cwd] : dirs) {
+          if (base === null) continue;
+          const abs = path.resolve(base, lp);
+          const key = `operand:${abs}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          const t = ruleTarget(`${p.words[i]?.text ?? ''} ${text}`, relInRoots(o.workspace.roots, abs), false, o);
+          if (t) out.push(t);
+        }
+      }
+    }
   }
   return out;
+}
+
+/** More folders a command line may be in than this: the rest counts as unknown. */
+const MAX_FOLDERS = 32;
+
+/**
+ * Every folder the command may be in when it names a relative path: where it starts (or, for a
+ * background shell, every folder earlier input may have left it in) and each `cd`/`pushd` target
+ * resolved against each of those, in order — `cd a; cd b; cd ../../priv` ends in priv, which a
+ * target resolved against the start alone (`../../priv` above it) did not show. null: a folder
+ * known only when it runs (`cd -`, `popd`, `cd "$d"`).
+ */
+export function folderCandidates(cds: readonly CommandWord[], o: Pick<TargetOptions, 'cwd' | 'home' | 'cwds'>): (string | null)[] {
+  const dirs: (string | null)[] = [...(o.cwds ?? [o.cwd])];
+  for (const d of cds) {
+    const lp = literalPath(d, o.home);
+    const known = dirs.filter((x): x is string => x !== null);
+    const next = lp === null ? [null] : path.isAbsolute(lp) ? [path.resolve(lp)] : known.map((b) => path.resolve(b, lp));
+    for (const n of next) {
+      if (dirs.includes(n)) continue;
+      if (dirs.length >= MAX_FOLDERS) { if (!dirs.includes(null)) dirs.push(null); break; }
+      dirs.push(n);
+    }
+  }
+  return dirs;
 }
 
 /** A glob word without a sandbox: its literal folder is listed (and walked when a folder part is a pattern). */

@@ -2,6 +2,7 @@ import { heredocMismatch, inQuotedHeredoc, PLAIN_DELIMITER } from './heredoc.js'
 import type { CommandWord } from '../core/types.js';
 import type { SyntaxNode } from './parser.js';
 import { wordOf } from './words.js';
+import { CODE_VAR_NAMES } from './names.js';
 
 export interface Redirect {
   /** The operator as written: >, >>, <, &>, >|, <> … */
@@ -172,12 +173,15 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
         }
         if (looked.length) out.push({ assigns: [], words: [], redirects: [], text: node.text, looked });
         // `[[ -v 'a[$(cmd)]' ]]`: bash evaluates subscripts of names, running code held in quoted text.
-        if (node.descendantsOfType(['raw_string', 'string_content', 'ansi_c_string']).some((d) => d && /\$\(|`/.test(d.text))) {
+        if (node.descendantsOfType(['raw_string', 'string_content', 'ansi_c_string']).some((d) => d && /\$\(|`/.test(d.type === 'ansi_c_string' ? wordOf(d).text : d.text))) {
           out.push({ assigns: [], words: [{ text: `${node.text.slice(0, 200)} (quoted code in a test or arithmetic)`, literal: false }], redirects: [], text: node.text, marker: true });
         }
         break;
       }
       case 'for_statement': {
+        // `for PATH in …`, `for CDPATH in …`: a loop variable is assigned like any other.
+        const loopVar = node.childForFieldName('variable')?.text ?? '';
+        if (LOOP_CODE_VAR.test(loopVar)) { deny(node, `${loopVar} holds code bash runs later, or changes what a command name or a cd means: not allowed as a loop variable`); return; }
         // A loop variable holding `$(…)` or backticks can run code when used in arithmetic.
         const values = node.childrenForFieldName('value').filter((v): v is SyntaxNode => !!v).map(wordOf);
         const globs = values.filter((v) => !v.literal && /[*?[]/.test(v.text));
@@ -203,6 +207,7 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
 /** Syntax nodes deeper than this are refused (a deep tree would exhaust the stack). */
 const MAX_NESTING = 1000;
 
+const LOOP_CODE_VAR = new RegExp(`^(${CODE_VAR_NAMES}|OLDPWD|IFS)$`);
 const ARITH_REASON = 'arithmetic on anything but literal integers: bash evaluates variable values and array subscripts in it, which can run code (`a[$(cmd)]`)';
 const ARITH_NODES = new Set(['binary_expression', 'unary_expression', 'parenthesized_expression', 'ternary_expression']);
 const isInteger = (t: string) => /^-?([0-9]+|0[xX][0-9a-fA-F]+)$/.test(t);

@@ -76,6 +76,8 @@ export function wordOf(node: SyntaxNode): CommandWord {
     case 'word':
     case 'number':
       return unquoteBare(node.text);
+    case 'variable_name':
+      return { text: node.text, literal: true };
     case 'raw_string':
       return { text: node.text.slice(1, -1), literal: true };
     case 'ansi_c_string': {

@@ -34,3 +34,16 @@ export const INTERPRETERS = /^(python[0-9.]*|ipython[0-9]*|node|nodejs|deno|bun|
 
 /** Shell options of `bash -c` that keep the run predictable; anything else is judged as written too. */
 export const SAFE_SHELL_FLAGS = new Set(['-c', '-e', '-u', '-x', '-v', '-f', '-E', '-T', '-B', '-h', '-n', '-o', '--norc', '--noprofile', '--posix']);
+
+/**
+ * Programs that run a program named in their arguments, with option syntax toolgate does not
+ * model: refused (with no arguments some read the commands from their input), so that a rule on the program they run cannot be stepped
+ * around (`taskset 1 rm …` under a rule denying rm). Run the program directly instead.
+ */
+export const LAUNCHERS = new Set([
+  'taskset', 'flock', 'setpriv', 'prlimit', 'chrt', 'unshare', 'nsenter', 'fakeroot', 'fakechroot', 'ssh-agent', 'dbus-run-session',
+  'dbus-launch', 'strace', 'ltrace', 'valgrind', 'chroot', 'sg', 'runuser', 'systemd-run', 'script', 'parallel',
+  'entr', 'firejail', 'numactl', 'cpulimit', 'catchsegv', 'torsocks', 'proxychains', 'proxychains4', 'faketime', 'eatmydata',
+  'schroot', 'run-parts', 'start-stop-daemon', 'daemonize', 'tsp', 'at', 'batch', 'expect', 'rlwrap',
+  'xvfb-run', 'nocache', 'trickle', 'bwrap', 'flatpak-spawn', 'cgexec',
+]);

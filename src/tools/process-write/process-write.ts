@@ -5,7 +5,7 @@ import type { PlanTarget } from '../../core/types.js';
 import { evaluate } from '../../policy/evaluate.js';
 import { analyzeCommand } from '../../shell/analyze.js';
 import { loadShellParser } from '../../shell/parser.js';
-import { planTargets } from '../../shell/targets.js';
+import { folderCandidates, planTargets } from '../../shell/targets.js';
 import { guardParts } from '../../shell/guardrails.js';
 import { commandPathRules, commandRulesBelow } from '../../shell/path-verdict.js';
 import { holdsProtected } from '../../exec/holds-protected.js';
@@ -62,6 +62,23 @@ function readerOf(p: { programs: string[]; command: string }, parser: ShellParse
   if (unknownProgram || names.some((n) => SHELLS.has(n))) return { kind: 'shell' };
   const code = names.find((n) => INTERPRETERS.test(n) || COMMAND_READERS.test(n));
   return code ? { kind: 'code', name: code } : { kind: 'data' };
+}
+
+/**
+ * `exec` with no command and a redirection of its input (`exec 0<f`, `exec <f`, `exec 0<&3`,
+ * `exec <>f`): the text of it, or null. Bash then reads the next commands from there.
+ */
+function execRedirectsStdin(parser: ShellParser, input: string): string | null {
+  const root = parser.parse(input);
+  for (const cmd of root.descendantsOfType('command')) {
+    if (!cmd || cmd.childForFieldName('name')?.text !== 'exec') continue;
+    // The grammar reads `exec 0<f` as the argument "0" and `<f`: any redirection with "<" of an
+    // exec that runs no program counts (it only changes the shell's own descriptors).
+    if (cmd.childrenForFieldName('argument').some((x) => !!x && !/^[0-9]+$/.test(x.text))) continue;
+    const whole = cmd.parent?.type === 'redirected_statement' ? cmd.parent : cmd;
+    if (whole.text.includes('<')) return whole.text;
+  }
+  return null;
 }
 
 /** Programs that read commands from their input, some of which run shell commands (ed's `!cmd`). */
@@ -137,9 +154,18 @@ export const processWriteTool = defineTool({
       }
       const guards = guardParts(a, { guards: ctx.policy.data.commands, gitWrite: ctx.policy.permissions.has('git.write'), profile: ctx.policy.profile, stdin: true, command: args.input });
       a.parts.forEach((part, i) => { if (guards[i]) part.deny_reason = guards[i]!; });
+      // `exec 0<file` makes the shell read its next commands from the file, unjudged (like source).
+      const stdinSwap = execRedirectsStdin(parser, args.input);
+      if (stdinSwap) a.parts.push({ words: [{ text: stdinSwap, literal: false }], text: stdinSwap, deny_reason: `${stdinSwap}: the shell would read its next commands from there, which no call showed` });
       const pathRule = commandPathRules(ctx.policy);
+      const cwd = (await ctx.workspace.resolve(p.cwd, 'list')).abs;
+      const home = process.env.HOME ?? '/';
+      // The shell stays in the folder earlier input (or its own command line) took it to: paths are
+      // judged against every folder it may be in, and this input's cd's are added for the next.
+      const cwds = p.shellDirs ?? folderCandidates(analyzeCommand(parser, p.command).dirs, { cwd, home });
+      p.shellDirs = folderCandidates(a.dirs, { cwd, home, cwds });
       const targets = await planTargets(a, {
-        workspace: ctx.workspace, cwd: (await ctx.workspace.resolve(p.cwd, 'list')).abs, home: process.env.HOME ?? '/', privateTmp: p.sandbox === 'bwrap', network: false,
+        workspace: ctx.workspace, cwd, cwds, home, privateTmp: p.sandbox === 'bwrap', network: false,
         pathRule, rulesBelow: commandRulesBelow(ctx.policy), protectedInside: (abs) => holdsProtected(ctx.workspace, abs), strictReads: p.sandbox !== 'bwrap' && !!pathRule,
       });
       const asCommand = evaluate({ name: 'run_command', risk: 'medium', permissions: ['proc.exec'] }, targets, ctx.policy);

@@ -1,0 +1,119 @@
+import type { CommandWord } from '../core/types.js';
+
+/**
+ * Names bash evaluates: a builtin given `b[SUB]` (test -v, printf -v, read, unset, declare…) or
+ * an assignment `b[SUB]=…` evaluates SUB as arithmetic, and arithmetic evaluates the value of
+ * every variable it names, recursively: `echo 'a[$(cmd)]'; test -v 'b[_]'` ran cmd through `$_`.
+ * So a name that a builtin takes must be plain, with at most a literal integer subscript.
+ */
+/** Variables whose value bash runs as code later, or that change what a command name or a `cd` means. */
+export const CODE_VAR_NAMES = 'PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_CMDS|BASH_ALIASES|BASH_FUNC_\\S*|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PATH|CDPATH';
+
+const SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[(-?[0-9]+|@|\*)\])?$/;
+
+export const safeName = (w: CommandWord | undefined): boolean => !w || (w.literal && SAFE_NAME.test(w.text));
+
+/** The name part of `NAME=…` / `NAME[SUB]+=…` (up to the `=` after a balanced subscript), or null. */
+export function assignedName(text: string): string | null {
+  const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text);
+  if (!m) return null;
+  let i = m[0].length;
+  if (text[i] === '[') {
+    let depth = 0;
+    for (; i < text.length; i++) {
+      if (text[i] === '[') depth++;
+      else if (text[i] === ']' && --depth === 0) break;
+    }
+    if (i >= text.length) return null;
+    i++;
+  }
+  if (text.startsWith('+=', i) || text[i] === '=') return text.slice(0, i);
+  return null;
+}
+
+/** Subscripts in a compound array value `(…[SUB]=v…)`: each must be a literal integer. */
+const compoundSafe = (value: string): boolean => {
+  if (!value.startsWith('(')) return true;
+  for (const m of value.matchAll(/\[([^\]]*)\]\+?=/g)) if (!/^-?[0-9]+$/.test(m[1]!)) return false;
+  return true;
+};
+
+/** An assignment word whose name (and compound value's subscripts) bash evaluates nothing in. */
+export function safeAssignment(w: CommandWord): boolean {
+  const name = assignedName(w.text);
+  if (name === null) return false;
+  return SAFE_NAME.test(name) && compoundSafe(w.text.slice(name.length).replace(/^\+?=/, ''));
+}
+
+const OPTION = /^[-+][A-Za-z]/;
+
+/**
+ * The words of a cluster-option builtin that are variable names: those after an option letter in
+ * `named` (read -a NAME, wait -p NAME, mapfile -O … no), and every operand when `operands`.
+ */
+function namesOf(words: CommandWord[], withValue: string, named: string, operands: 'all' | 'first' | 'none'): CommandWord[] {
+  const out: CommandWord[] = [];
+  let i = 1;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.text === '--') { i++; break; }
+    if (!w.literal && w.text.startsWith('-')) { out.push(w); continue; }
+    if (!OPTION.test(w.text)) break;
+    for (let k = 1; k < w.text.length; k++) {
+      const ch = w.text[k]!;
+      if (!withValue.includes(ch)) continue;
+      const attached = w.text.slice(k + 1);
+      const value = attached ? { text: attached, literal: w.literal } : words[++i];
+      if (named.includes(ch) && value) out.push(value);
+      break;
+    }
+  }
+  const rest = words.slice(i);
+  return [...out, ...(operands === 'all' ? rest : operands === 'first' ? rest.slice(0, 1) : [])];
+}
+
+const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+
+/**
+ * Why a builtin's name arguments (or the line's assignments) could make bash evaluate code, or
+ * null. `assigns` are the prefix assignments; `assignOnly` says the words are assignments too.
+ */
+export function nameRisk(prog: string, words: CommandWord[], assigns: CommandWord[], assignOnly: boolean): string | null {
+  const badAssign = [...assigns, ...(assignOnly ? words : [])].find((w) => !safeAssignment(w));
+  if (badAssign) return `the assignment ${badAssign.text.slice(0, 60)} has a subscript bash evaluates as arithmetic (it can run code held in a variable): use a literal integer subscript`;
+  if (assignOnly) return null;
+  let names: CommandWord[] = [];
+  if (DECLARERS.has(prog)) {
+    const opts = words.slice(1).filter((w) => w.literal && OPTION.test(w.text));
+    if (opts.some((w) => /^[-+][A-Za-z]*i/.test(w.text))) return `${prog} -i makes later assignments arithmetic, which evaluates variable values (it can run code): not allowed`;
+    for (const w of words.slice(1)) {
+      if (w.literal && OPTION.test(w.text)) continue;
+      if (assignedName(w.text) !== null ? !safeAssignment(w) : !safeName(w)) return `${prog} ${w.text.slice(0, 60)}: a name bash evaluates (a subscript, or a name known only when it runs) can run code; use plain names`;
+    }
+    return null;
+  }
+  switch (prog) {
+    case 'unset': names = namesOf(words, '', '', 'all'); break;
+    case 'read': names = namesOf(words, 'adinNptu', 'a', 'all'); break;
+    case 'mapfile': case 'readarray': names = namesOf(words, 'dnOsuCc', '', 'first'); break;
+    case 'wait': names = namesOf(words, 'p', 'p', 'none'); break;
+    case 'getopts': names = words.slice(2, 3); break;
+    case 'printf': {
+      const i = words.findIndex((w) => w.text.startsWith('-v'));
+      if (i > 0) names = [words[i]!.text === '-v' ? words[i + 1]! : { ...words[i]!, text: words[i]!.text.slice(2) }];
+      if (i < 0 && words.slice(1).some((w) => !w.literal && w.text.startsWith('-'))) return 'printf with an option known only when it runs (it may be -v NAME)';
+      break;
+    }
+    case 'test': case '[': {
+      for (let i = 1; i < words.length; i++) if (words[i]!.text === '-v' || words[i]!.text === '-R') names.push(words[i + 1] ?? { text: '', literal: true });
+      break;
+    }
+    case 'let':
+      // Every argument is arithmetic: refused unless it names no variable but the one it sets.
+      if (words.slice(1).every((w) => w.literal && /^([A-Za-z_][A-Za-z0-9_]*=)?[-+]?[0-9]+$/.test(w.text))) return null;
+      return 'let evaluates arithmetic on variables, which can run code held in their values; use literal integers';
+    default: return null;
+  }
+  const bad = names.find((w) => !safeName(w));
+  return bad ? `${prog} ${bad.text.slice(0, 60)}: bash evaluates this name's subscript as arithmetic (or the name is known only when it runs), which can run code; use a plain name` : null;
+}

@@ -1,0 +1,166 @@
+// Review (helper-44): array subscripts bash evaluates as arithmetic (`test -v 'b[_]'` runs the
+// `$(…)` held in `$_`), folders a command or a background shell is in that the analysis did not
+// follow (`cd -`, CDPATH, a cd chain, process_write after `cd ..`), `exec 0<file` in a shell's
+// input, literal operands of programs toolgate does not know, deny rules written for a program
+// met with `X=1`, `/bin/…` or git's global options, compgen / jobs -x, and launchers.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+
+const SECRET = 'TOPSECRET_R44';
+const allow = (names: string[]) => `  - tool: run_command\n    command: [${names.map((n) => JSON.stringify(n)).join(', ')}]\n    decision: allow\n`;
+const DENY_PRIV = '  - { tool: "*", path: "priv/**", decision: deny }\n';
+const ALLOWLIST = policyFromYaml(`mode: ci\ndefaults: ask\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n${allow(['echo', 'test', 'printf', 'read', 'unset', 'cd', 'base64', 'cat', 'ls', 'mapfile', 'wait', 'getopts', 'declare', 'local', 'export', 'let', 'shopt', 'set'])}${DENY_PRIV}`);
+const PATHDENY = policyFromYaml(`mode: ci\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n${DENY_PRIV}  - { tool: "*", decision: allow }\n`);
+
+function workspace() {
+  const { dir, cleanup } = tempDir('tg-r44-');
+  mkdirSync(path.join(dir, 'priv/inner'), { recursive: true });
+  mkdirSync(path.join(dir, 'a/b'), { recursive: true });
+  writeFileSync(path.join(dir, 'priv/secret.txt'), `${SECRET}\n`);
+  writeFileSync(path.join(dir, 'priv/inner/key.txt'), `${SECRET}\n`);
+  writeFileSync(path.join(dir, 's.sh'), 'base64 priv/secret.txt\ntouch P\n');
+  return { dir, cleanup };
+}
+
+const b64 = Buffer.from(`${SECRET}\n`).toString('base64');
+const leaked = (r: { data?: unknown; error?: { message: string } | null }) => {
+  const s = JSON.stringify(r.data ?? '') + (r.error?.message ?? '');
+  return s.includes(SECRET) || s.includes(b64.slice(0, 12));
+};
+
+async function attempts(policy: ReturnType<typeof policyFromYaml>, lines: string[], controls: { touch?: boolean; priv?: boolean } = { touch: true, priv: true }): Promise<string[]> {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace();
+  const h = new Harness([dir], { policy });
+  const bad: string[] = [];
+  try {
+    if (controls.touch) assert.equal((await h.call('run_command', { command: 'touch P' })).ok, false, 'control: touch is not allowed');
+    if (controls.priv) assert.equal((await h.call('run_command', { command: 'base64 priv/secret.txt' })).ok, false, 'control: priv is denied');
+    if (!controls.touch) rmSync(path.join(dir, 'P'), { force: true });
+    for (const command of lines) {
+      rmSync(path.join(dir, 'P'), { force: true });
+      const r = await h.call('run_command', { command });
+      if (existsSync(path.join(dir, 'P')) || leaked(r)) bad.push(command);
+    }
+  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
+  return bad;
+}
+
+test('subscripts bash evaluates as arithmetic do not run code held in a variable ($_, BASH_REMATCH)', async () => {
+  const bad = await attempts(ALLOWLIST, [
+    "echo 'a[$(touch P)]' >/dev/null; test -v 'b[_]'",
+    "echo 'a[$(touch P)]' >/dev/null; printf -v 'b[_]' x",
+    "echo 'a[$(touch P)]' >/dev/null; unset 'b[_]'",
+    "echo 'a[$(touch P)]' >/dev/null; read 'b[_]' <<< x",
+    "echo 'a[$(touch P)]' >/dev/null; mapfile -t 'b[_]' <<< x",
+    "echo 'a[$(touch P)]' >/dev/null; declare 'b[_]=1'",
+    "echo 'a[$(touch P)]' >/dev/null; export 'b[_]=1'",
+    "echo 'a[$(touch P)]' >/dev/null; b[_]=1",
+    "echo 'a[$(touch P)]' >/dev/null; b=([_]=1)",
+    "echo 'a[$(touch P)]' >/dev/null; let _",
+    "echo 'a[$(touch P)]' >/dev/null; declare -i n; n=_",
+    "echo 'a[$(touch P)]' >/dev/null; getopts a 'b[_]'",
+    "[[ $'a[\\x24(touch P)]' =~ .+ ]]; test -v 'b[BASH_REMATCH]'",
+    "x='a[$(touch P)]'; unset \"$x\"",
+  ]);
+  assert.deepEqual(bad, []);
+});
+
+test('a cd the analysis cannot follow does not reach a denied folder (cd -, CDPATH, cdable_vars, chains)', async () => {
+  const bad = await attempts(PATHDENY, [
+    'for OLDPWD in priv; do cd - >/dev/null; base64 secret.txt; done',
+    'OLDPWD=priv cd - >/dev/null && base64 secret.txt',
+    'for CDPATH in priv; do cd inner >/dev/null; base64 key.txt; done',
+    'CDPATH=priv cd inner >/dev/null && base64 key.txt',
+    'shopt -s cdable_vars; d=priv; cd d && base64 secret.txt',
+    'cd a; cd b; cd ../../priv; base64 secret.txt',
+  ], { priv: true });
+  assert.deepEqual(bad, []);
+});
+
+test('without a sandbox, literal operands of programs toolgate does not know are judged by the path rules', async () => {
+  const bad = await attempts(PATHDENY, [
+    'rev priv/secret.txt | rev',
+    'iconv -f utf-8 priv/secret.txt',
+    'git diff --no-index priv/secret.txt /dev/null',
+    'tac --separator=x priv/secret.txt',
+  ], { priv: true });
+  assert.deepEqual(bad, []);
+});
+
+test('deny rules hold for the program behind X=1, /bin/…, env and git global options', async () => {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace();
+  const policy = policyFromYaml('mode: ci\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n  - { tool: run_command, command: ["touch"], decision: deny }\n  - { tool: run_command, command: ["git reset --hard", "git push"], decision: deny }\n  - { tool: "*", decision: allow }\n');
+  const h = new Harness([dir], { policy });
+  try {
+    for (const command of ['FOO=1 touch P', 'X= touch P', 'env FOO=1 touch P', '/usr/bin/touch P', 'git -C . reset --hard', 'git --no-pager push', 'git -c x.y=1 push origin']) {
+      const r = await h.call('run_command', { command });
+      assert.equal(r.error?.code, 'ToolNotAllowed', `${command}: ${JSON.stringify(r.data ?? r.error)}`);
+      assert.equal(existsSync(path.join(dir, 'P')), false, command);
+    }
+    // Controls: other programs and subcommands are not caught.
+    assert.equal((await h.call('run_command', { command: 'FOO=1 echo hi' })).ok, true);
+    assert.equal((await h.call('run_command', { command: 'git --version' })).ok, true);
+  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
+});
+
+test('an allow rule is not widened by the same normalisation (X=1 and git -c stay outside "git status")', async () => {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace();
+  const h = new Harness([dir], { policy: policyFromYaml(`mode: ci\ndefaults: ask\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n${allow(['git status'])}`) });
+  try {
+    for (const command of ['GIT_PAGER=x git status', 'git -c core.fsmonitor=x status', '/tmp/git status']) {
+      assert.notEqual((await h.call('run_command', { command })).ok, true, command);
+    }
+  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
+});
+
+test('compgen, jobs -x and launchers are refused under a deny-list', async () => {
+  const policy = policyFromYaml('mode: ci\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n  - { tool: run_command, command: ["touch"], decision: deny }\n  - { tool: "*", decision: allow }\n');
+  const bad = await attempts(policy, [
+    "compgen -C 'touch P' x",
+    "compgen -W '$(touch P)' x",
+    'jobs -x touch P',
+    'taskset 1 touch P', 'flock f touch P', 'setpriv touch P', 'prlimit touch P', 'chrt -o 0 touch P',
+    'fakeroot touch P', 'dbus-run-session touch P', 'strace -o /dev/null touch P',
+  ], { touch: true });
+  assert.deepEqual(bad, []);
+});
+
+test('process_write judges paths in every folder earlier input may have left the shell in', async (t) => {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace();
+  const h = new Harness([dir], { policy: PATHDENY });
+  let id = '';
+  t.after(async () => { if (id) await h.call('process_kill', { id }); await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; });
+  id = ((await h.call('run_command', { command: 'bash', background: true, cwd: 'a' })).data as { id: string }).id;
+  assert.equal((await h.call('process_write', { id, input: 'cd ..\n' })).ok, true);
+  const r = await h.call('process_write', { id, input: 'base64 priv/secret.txt\n' });
+  assert.equal(r.error?.code, 'ToolNotAllowed', JSON.stringify(r.data ?? r.error));
+  // A cd the analysis cannot follow leaves every later relative read refused while rules deny paths.
+  assert.equal((await h.call('process_write', { id, input: 'cd - >/dev/null\n' })).ok, true);
+  assert.equal((await h.call('process_write', { id, input: 'base64 s.sh\n' })).error?.code, 'ToolNotAllowed');
+  await new Promise((r2) => setTimeout(r2, 300));
+  const out = await h.call('process_output', { id });
+  assert.ok(!leaked(out), JSON.stringify(out.data));
+});
+
+test('process_write refuses exec redirecting the shell\'s own input (it would run a file unjudged)', async (t) => {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace();
+  const h = new Harness([dir], { policy: PATHDENY });
+  let id = '';
+  t.after(async () => { if (id) await h.call('process_kill', { id }); await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; });
+  id = ((await h.call('run_command', { command: 'bash', background: true })).data as { id: string }).id;
+  for (const input of ['exec 0<s.sh\n', 'exec <s.sh\n', 'exec 3<s.sh 0<&3\n', 'exec < s.sh 2>/dev/null\n']) {
+    assert.equal((await h.call('process_write', { id, input })).error?.code, 'ToolNotAllowed', input);
+  }
+  assert.equal((await h.call('process_write', { id, input: 'exec 2>/dev/null\n' })).ok, true, 'control: a redirection of stderr');
+  await new Promise((r2) => setTimeout(r2, 300));
+  assert.equal(existsSync(path.join(dir, 'P')), false);
+  assert.ok(!leaked(await h.call('process_output', { id })));
+});
