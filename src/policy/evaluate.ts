@@ -68,10 +68,20 @@ function judgeTarget(tool: ToolFacts, t: PlanTarget | null, rules: CompiledRule[
     // deny beats ask beats allow whatever the order; among equals the first one is named.
     if (!best || STRENGTH[r.decision] > STRENGTH[best.decision]) best = r;
   }
+  // A part that runs code the analysis cannot see into (sed's `e`, awk's system(), git -c …), allowed
+  // only by a rule that names no command: while deny rules on commands exist, it asks instead — the
+  // code may run what they deny.
+  if (best?.decision === 'allow' && !best.command && t?.kind === 'command' && t.asWritten && rules.some((r) => r.decision === 'deny' && r.command && r.tool(tool.name))) {
+    return { target, kind, decision: 'ask', rule: `${ruleName(best)}, but this part runs code a command deny rule cannot see into`, source: 'policy' };
+  }
   if (best) return { target, kind, decision: best.decision, rule: ruleName(best), source: best.source === 'grant' ? 'grant' : 'policy' };
   // The network is off unless a rule names the domain.
   if (t?.kind === 'domain') return { target, kind, decision: 'deny', rule: 'network is off by default: no rule allows this domain', source: 'default' };
-  return { target, kind, decision: riskDefault(tool.risk, defaults), rule: `default for ${tool.risk} risk`, source: 'default' };
+  const fallback = riskDefault(tool.risk, defaults);
+  if (fallback === 'allow' && t?.kind === 'command' && t.asWritten && rules.some((r) => r.decision === 'deny' && r.command && r.tool(tool.name))) {
+    return { target, kind, decision: 'ask', rule: `default for ${tool.risk} risk, but this part runs code a command deny rule cannot see into`, source: 'default' };
+  }
+  return { target, kind, decision: fallback, rule: `default for ${tool.risk} risk`, source: 'default' };
 }
 
 export function ruleName(r: CompiledRule): string {

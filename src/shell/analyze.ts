@@ -160,6 +160,9 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
   }
   if (SHELLS.has(prog)) { judgeShell(parser, assigns, words, depth, out); return; }
   if (prog === 'busybox' && words.length > 1) { judgeWords(parser, assigns, words.slice(1), depth, out); return; }
+  // Words a wrapper takes for itself that name a folder or a file: `env -C dir`, `xargs -a file`.
+  if (prog === 'env') for (const d of optionValues(words, 'uCS', 'C', '--chdir')) { out.dirs.push(d); out.files.push({ word: d, access: 'list', via: 'env -C' }); }
+  if (prog === 'xargs') for (const f of optionValues(words, 'adEILnPs', 'a', '--arg-file')) out.files.push({ word: f, access: 'read', via: 'xargs -a' });
   const wrapper = WRAPPERS[prog];
   if (wrapper) {
     const r = skipOptions(prog, words, wrapper);
@@ -219,6 +222,31 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
   }
   push(words);
   out.files.push(...fileEffects(prog, words));
+}
+
+/**
+ * The values of one option of a getopt-style program (`-Cdir`, `-C dir`, `-iC dir`, `--chdir=dir`,
+ * `--chdir dir`), up to its first operand. `withValue`: the short options that take a value.
+ */
+function optionValues(words: CommandWord[], withValue: string, short: string, long: string): CommandWord[] {
+  const out: CommandWord[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const t = words[i]!.text;
+    if (t === '--' || !t.startsWith('-') || t === '-') break;
+    if (t.startsWith('--')) {
+      const [name, value] = t.includes('=') ? [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)] : [t, null];
+      if (name.length > 2 && long.startsWith(name)) { const v = value !== null ? { ...words[i]!, text: value } : words[++i]; if (v) out.push(v); }
+      continue;
+    }
+    for (let k = 1; k < t.length; k++) {
+      if (!withValue.includes(t[k]!)) continue;
+      const rest = t.slice(k + 1);
+      const v = rest ? { ...words[i]!, text: rest } : words[++i];
+      if (t[k] === short && v) out.push(v);
+      break;
+    }
+  }
+  return out;
 }
 
 /** `bash -c '…'`: the string is parsed and judged like the outer command; scripts and stdin are judged as written. */

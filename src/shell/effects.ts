@@ -91,6 +91,16 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
     } else if (ops.length > 0) {
       add(ops.slice(-1), prog === 'ln' && ops.length === 1 ? 'link' : 'write');
       add(ops.slice(0, -1), prog === 'mv' ? 'delete' : prog === 'ln' ? 'link' : 'read');
+      // A symbolic link's relative target is read from the link's folder, not the cwd: `ln -s ../priv
+      // sub/l` points at priv. Judged from both folders the link may land in (sub/, or sub/l/ if a folder).
+      if (prog === 'ln' && ops.length > 1 && words.some((w) => /^(-[A-Za-z]*s[A-Za-z]*|--symbolic)$/.test(w.text))) {
+        const dest = ops[ops.length - 1]!;
+        const folders = [dest.text.replace(/\/+$/, ''), dest.text.includes('/') ? dest.text.slice(0, dest.text.replace(/\/+$/, '').lastIndexOf('/')) : '.'];
+        for (const target of ops.slice(0, -1)) {
+          if (target.text.startsWith('/') || !target.literal || !dest.literal) continue;
+          add(folders.map((d) => ({ ...target, text: `${d || '.'}/${target.text}` })), 'link');
+        }
+      }
     }
   } else if (DELETERS.has(prog)) add(ops, 'delete');
   else if (TOUCHERS.has(prog)) add(ops, 'write');
@@ -172,6 +182,12 @@ const join = (dir: CommandWord | undefined, rel: string): CommandWord =>
  * protected (paths.protect), so these are refused by the path lists; `cd sub && git config`
  * is caught the same way, as relative paths are judged against every `cd` target.
  */
+/** A raw object id, abbreviated or whole, with ancestry suffixes (`34fa5e7`, `34fa5e7~1^2`). */
+const RAW_OBJECT = /^[0-9a-f]{7,64}([~^][0-9]*)*$/i;
+/** Sub-commands that show or copy committed content named by revisions. */
+const REVISION_SUBS = new Set(['show', 'diff', 'log', 'whatchanged', 'grep', 'archive', 'restore', 'checkout', 'cat-file', 'blame', 'annotate',
+  'format-patch', 'range-diff', 'ls-tree', 'read-tree', 'checkout-index', 'difftool', 'bundle', 'fast-export', 'stash', 'worktree', 'switch', 'reset', 'merge-file', 'diff-tree', 'diff-index']);
+
 function gitEffects(words: CommandWord[]): FileRef[] {
   const call = gitCall(words);
   const refs: FileRef[] = call.dirs.map((d) => ({ word: d, access: 'list', via: 'git -C' }));
@@ -192,6 +208,27 @@ function gitEffects(words: CommandWord[]): FileRef[] {
     const base = (w: CommandWord): CommandWord => (dir && !w.text.startsWith('/') ? join(dir, w.text) : w);
     if (content.paths) for (const p of content.paths) refs.push({ word: base(p), access: 'history', via: `git ${call.sub}` });
     else refs.push({ word: { text: '', literal: true }, access: 'history', via: `git ${call.sub ?? ''}`.trim() });
+  }
+  // Under path rules, `-- <paths>` is judged from the repository's root; a revision that is a raw
+  // object id (or `X^{tree}`) may name a folder's tree, to which the paths are relative (`git diff
+  // <empty tree> <tree of priv> -- secret.txt`), and `restore --source`/`checkout <id> --` copy it
+  // out: the whole history is judged (refused while rules deny paths to commands).
+  const end = rest.findIndex((w) => w.text === '--');
+  const sources: CommandWord[] = [];
+  const revs = REVISION_SUBS.has(call.sub ?? '') ? (end < 0 ? rest : rest.slice(0, end)).flatMap((w) => {
+    const src = /^(--source=|-s)(.+)$/.exec(w.text);
+    if (src) sources.push({ ...w, text: src[2]! });
+    return w.text.startsWith('-') ? [] : [w];
+  }) : [];
+  const srcAt = rest.findIndex((w) => w.text === '--source' || w.text === '-s');
+  if (srcAt >= 0 && rest[srcAt + 1] && (call.sub === 'restore' || call.sub === 'checkout')) sources.push(rest[srcAt + 1]!);
+  if ([...revs, ...sources].some((w) => !w.literal || RAW_OBJECT.test(w.text) || /\^\{/.test(w.text))) {
+    refs.push({ word: { text: '', literal: true }, access: 'history', via: `git ${call.sub ?? ''} with an object id`.trim() });
+  }
+  // `--source=REV:path` copies that committed path out: judged like REV:path below.
+  for (const w of sources) {
+    const m = /^[^:\s]*:(?!\/\/)(.+)$/.exec(w.text);
+    if (m && m[1]) refs.push({ word: { text: m[1].replace(/^\.\//, ''), literal: w.literal }, access: 'read', via: `git ${call.sub ?? ''} --source ${w.text.split(':')[0]}:`.trim() });
   }
   // `REV:path` names a committed file: the secrets list judges the path (`git show HEAD:.env`).
   for (const w of rest) {

@@ -1,4 +1,5 @@
 import type { CommandWord } from '../core/types.js';
+import type { SyntaxNode } from './parser.js';
 
 /**
  * Names bash evaluates: a builtin given `b[SUB]` (test -v, printf -v, read, unset, declare…) or
@@ -31,9 +32,20 @@ export function assignedName(text: string): string | null {
   return null;
 }
 
-/** Subscripts in a compound array value `(…[SUB]=v…)`: each must be a literal integer. */
+/**
+ * bash's own integer variables: any value assigned to them is evaluated as arithmetic
+ * (`read RANDOM <<< 'a[$(cmd)]'` ran cmd). Only a literal integer may be stored in them.
+ */
+export const INT_VAR = /^(RANDOM|SRANDOM|OPTIND|HISTCMD|BASHPID|LINENO|SECONDS|EPOCHSECONDS|EPOCHREALTIME)(\[|$)/;
+
+/**
+ * Subscripts in a compound array value `(…[SUB]=v…)`: each must be a literal integer. A quoted
+ * compound value given to declare (`declare -a 'a=($[_])'`) is expanded again when it runs: no
+ * `$` or backtick in it.
+ */
 const compoundSafe = (value: string): boolean => {
   if (!value.startsWith('(')) return true;
+  if (/[$`]/.test(value)) return false;
   for (const m of value.matchAll(/\[([^\]]*)\]\+?=/g)) if (!/^-?[0-9]+$/.test(m[1]!)) return false;
   return true;
 };
@@ -42,8 +54,13 @@ const compoundSafe = (value: string): boolean => {
 export function safeAssignment(w: CommandWord): boolean {
   const name = assignedName(w.text);
   if (name === null) return false;
-  return SAFE_NAME.test(name) && compoundSafe(w.text.slice(name.length).replace(/^\+?=/, ''));
+  const value = w.text.slice(name.length).replace(/^\+?=/, '');
+  if (INT_VAR.test(name) && !(w.literal && /^[-+]?[0-9]+$/.test(value))) return false;
+  return SAFE_NAME.test(name) && compoundSafe(value);
 }
+
+/** A name a builtin stores into: safe, and not one of bash's integer variables. */
+const safeTarget = (w: CommandWord | undefined): boolean => safeName(w) && !(w && INT_VAR.test(w.text));
 
 const OPTION = /^[-+][A-Za-z]/;
 
@@ -96,16 +113,30 @@ export function nameRisk(prog: string, words: CommandWord[], assigns: CommandWor
     case 'unset': names = namesOf(words, '', '', 'all'); break;
     case 'read': names = namesOf(words, 'adinNptu', 'a', 'all'); break;
     case 'mapfile': case 'readarray': names = namesOf(words, 'dnOsuCc', '', 'first'); break;
-    case 'wait': names = namesOf(words, 'p', 'p', 'none'); break;
+    case 'wait':
+      names = namesOf(words, 'p', 'p', 'none');
+      // `wait -n $o 'b[_]'` with o=-p: a word known only when it runs, then another word.
+      if (words.slice(1, -1).some((w) => !w.literal) || words.some((w) => !w.literal && /[{[]/.test(w.text))) return 'wait with an option known only when it runs (it may be -p NAME): write options literally';
+      break;
     case 'getopts': names = words.slice(2, 3); break;
     case 'printf': {
       const i = words.findIndex((w) => w.text.startsWith('-v'));
       if (i > 0) names = [words[i]!.text === '-v' ? words[i + 1]! : { ...words[i]!, text: words[i]!.text.slice(2) }];
-      if (i < 0 && words.slice(1).some((w) => !w.literal && w.text.startsWith('-'))) return 'printf with an option known only when it runs (it may be -v NAME)';
+      // The first word may expand to -v (`printf "$o" 'b[_]' x`, `printf {-v,b[_]} …`).
+      const first = words[1];
+      if (first && !first.literal && first.text !== '--') return 'printf with a first word known only when it runs (it may be -v NAME): write the format as literal text';
       break;
     }
     case 'test': case '[': {
       for (let i = 1; i < words.length; i++) if (words[i]!.text === '-v' || words[i]!.text === '-R') names.push(words[i + 1] ?? { text: '', literal: true });
+      // A word known only when it runs may be -v (`test $o 'b[_]'`) or expand to several words
+      // (`test {-v,'b[_]'}`): refused when a name could follow it.
+      for (let i = 1; i < words.length; i++) {
+        const w = words[i]!;
+        if (w.literal) continue;
+        const next = words[i + 1];
+        if (/[{[]/.test(w.text) || (next && (!next.literal || next.text.includes('[')))) return `${prog} with ${w.text.slice(0, 40)} known only when it runs, before ${next ? next.text.slice(0, 40) : 'a brace list'}: it may be -v NAME, whose subscript bash evaluates (it can run code)`;
+      }
       break;
     }
     case 'let':
@@ -114,6 +145,18 @@ export function nameRisk(prog: string, words: CommandWord[], assigns: CommandWor
       return 'let evaluates arithmetic on variables, which can run code held in their values; use literal integers';
     default: return null;
   }
-  const bad = names.find((w) => !safeName(w));
+  const bad = names.find((w) => !safeTarget(w));
   return bad ? `${prog} ${bad.text.slice(0, 60)}: bash evaluates this name's subscript as arithmetic (or the name is known only when it runs), which can run code; use a plain name` : null;
 }
+
+/** Loop variables refused: code variables, the ones that change a cd, and bash's integer variables. */
+export const LOOP_CODE_VAR = new RegExp(`^(${CODE_VAR_NAMES}|OLDPWD|IFS|RANDOM|SRANDOM|OPTIND|HISTCMD|BASHPID|LINENO|SECONDS|EPOCHSECONDS|EPOCHREALTIME)$`);
+
+/** `{NAME}>f` / `{a[_]}<f`: the word just before the redirection, glued to it, is a brace-enclosed name. */
+export function namedDescriptor(redirect: SyntaxNode): boolean {
+  let prev = redirect.previousSibling;
+  if (!prev && redirect.parent?.type === 'redirected_statement') prev = redirect.parent.childForFieldName('body')?.lastChild ?? null;
+  while (prev && prev.type === 'command' && prev.lastChild) prev = prev.lastChild;
+  return !!prev && prev.endIndex === redirect.startIndex && /\{[^{}\s]*\}$/.test(prev.text);
+}
+

@@ -113,6 +113,9 @@ const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
 
 /** Parses a GNU sed script; null when it is not one sed would accept as read here (judged as unknown). */
 export function parseSedScript(src: string): SedScript | null {
+  // GNU sed keeps \r, \v, \f inside labels and file names where a reader ends them (`t x\ra e cmd`
+  // is the label "x\ra" and then `e cmd`): a script holding them is not read here.
+  if (/[\r\v\f]/.test(src)) return null;
   const res: SedScript = { runs: false, reads: [], writes: [] };
   let i = 0;
   let depth = 0;

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isToolError } from '../core/errors.js';
 import { isPolicyRefusal } from '../core/gate-audit.js';
@@ -124,18 +125,27 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
     for (const p of a.parts) {
       let i = 0;
       while (i < p.words.length && ASSIGNMENT_WORD.test(p.words[i]!.text)) i++;
-      for (const w of p.words.slice(i + 1)) {
+      // The program too, when it is a path (`priv/run.sh`, or a line of input a command reads as a name).
+      const prog = p.words[i];
+      for (const w of [...(prog && prog.text.includes('/') ? [prog] : []), ...p.words.slice(i + 1)]) {
         if (!w.literal) continue;
         const text = w.text.startsWith('-') ? (/^--?[A-Za-z0-9-]+=(.+)$/.exec(w.text)?.[1] ?? '') : w.text;
         if (text === '' || text.includes('\n')) continue;
         const lp = literalPath({ text, literal: true }, o.home)!;
         for (const base of path.isAbsolute(lp) ? [o.cwd] : dirs) {
-          if (base === null) continue;
+          if (base === null) { out.push(denyPart(`${p.words[i]?.text ?? ''} ${text}`, 'a path after a cd to a folder known only when it runs (cd -, popd, a variable), and no OS sandbox hides what your path rules deny')); break; }
           const abs = path.resolve(base, lp);
           const key = `operand:${abs}`;
           if (seen.has(key)) continue;
           seen.add(key);
-          const t = ruleTarget(`${p.words[i]?.text ?? ''} ${text}`, relInRoots(o.workspace.roots, abs), false, o);
+          const label = `${p.words[i]?.text ?? ''} ${text}`;
+          // As written, and as it resolves when it exists (`sub/lnk/x` with sub/lnk a link into priv).
+          let t = ruleTarget(label, relInRoots(o.workspace.roots, abs), false, o);
+          if (!t) {
+            let real: string | null = null;
+            try { real = realpathSync.native(abs); } catch { /* missing: judged as written */ }
+            if (real !== null && real !== abs) t = ruleTarget(label, relInRoots(o.workspace.roots, real), false, o);
+          }
           if (t) out.push(t);
         }
       }

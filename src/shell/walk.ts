@@ -2,7 +2,7 @@ import { heredocMismatch, inQuotedHeredoc, PLAIN_DELIMITER } from './heredoc.js'
 import type { CommandWord } from '../core/types.js';
 import type { SyntaxNode } from './parser.js';
 import { wordOf } from './words.js';
-import { CODE_VAR_NAMES } from './names.js';
+import { LOOP_CODE_VAR, namedDescriptor } from './names.js';
 
 export interface Redirect {
   /** The operator as written: >, >>, <, &>, >|, <> … */
@@ -120,6 +120,7 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
           deny(node, 'words after a redirect target (`cmd >f arg`): bash passes them to the command; put redirects at the end');
           return;
         }
+        if (namedDescriptor(node)) { deny(node, 'a {NAME} before a redirection: bash stores the descriptor number in that variable, evaluating a subscript in it (which can run code)'); return; }
         const r = redirectOf(node);
         if (r) out.push({ assigns: [], words: [], redirects: [r], text: node.text });
         break;
@@ -207,7 +208,6 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
 /** Syntax nodes deeper than this are refused (a deep tree would exhaust the stack). */
 const MAX_NESTING = 1000;
 
-const LOOP_CODE_VAR = new RegExp(`^(${CODE_VAR_NAMES}|OLDPWD|IFS)$`);
 const ARITH_REASON = 'arithmetic on anything but literal integers: bash evaluates variable values and array subscripts in it, which can run code (`a[$(cmd)]`)';
 const ARITH_NODES = new Set(['binary_expression', 'unary_expression', 'parenthesized_expression', 'ternary_expression']);
 const isInteger = (t: string) => /^-?([0-9]+|0[xX][0-9a-fA-F]+)$/.test(t);

@@ -31,9 +31,10 @@ const leaked = (r: { data?: unknown; error?: { message: string } | null }) => {
   return s.includes(SECRET) || s.includes(b64.slice(0, 12));
 };
 
-async function attempts(policy: ReturnType<typeof policyFromYaml>, lines: string[], controls: { touch?: boolean; priv?: boolean } = { touch: true, priv: true }): Promise<string[]> {
+async function attempts(policy: ReturnType<typeof policyFromYaml>, lines: string[], controls: { touch?: boolean; priv?: boolean } = { touch: true, priv: true }, setup?: (dir: string) => void): Promise<string[]> {
   process.env.TOOLGATE_STARTER = 'off';
   const { dir, cleanup } = workspace();
+  setup?.(dir);
   const h = new Harness([dir], { policy });
   const bad: string[] = [];
   try {
@@ -163,4 +164,78 @@ test('process_write refuses exec redirecting the shell\'s own input (it would ru
   await new Promise((r2) => setTimeout(r2, 300));
   assert.equal(existsSync(path.join(dir, 'P')), false);
   assert.ok(!leaked(await h.call('process_output', { id })));
+});
+
+// Second review (helper-46) of the fixes above.
+test('bash\'s integer variables, quoted compound values, options known only at run time and {a[_]}> run no code', async () => {
+  const bad = await attempts(ALLOWLIST, [
+    "read RANDOM <<< 'a[$(touch P)]'",
+    "echo 'a[$(touch P)]' | { read OPTIND; }",
+    "mapfile -t OPTIND <<< 'x[$(touch P)]'",
+    "printf -v RANDOM %b 'a[\\x24(touch P)]'",
+    "echo 'a[$(touch P)]' >/dev/null; declare -a 'a=($[_])'",
+    "echo 'a[$(touch P)]' >/dev/null; declare -a 'a=(${b[_]})'",
+    "read o <<< -v; echo 'a[$(touch P)]' >/dev/null; test $o 'b[_]'",
+    "echo 'a[$(touch P)]' >/dev/null; test {-v,'b[_]'}",
+    "echo 'a[$(touch P)]' >/dev/null; printf {-v,b\\[_\\]} %s x",
+    "read o <<< -p; true & echo 'a[$(touch P)]' >/dev/null; wait -n $o 'b[_]'",
+    "echo 'a[$(touch P)]' >/dev/null; echo {a[_]}>/dev/null",
+  ]);
+  assert.deepEqual(bad, []);
+});
+
+test('without a sandbox: words a wrapper takes, operands after an unknown cd, links made in the same line and program paths are judged', async () => {
+  const bad = await attempts(PATHDENY, [
+    'env -C priv cat secret.txt', 'env --chdir=priv cat secret.txt', 'env -Cpriv cat secret.txt',
+    'xargs -a priv/secret.txt echo', 'xargs --arg-file=priv/secret.txt echo',
+    'read OLDPWD <<< priv; cd - >/dev/null; iconv -f utf-8 -t utf-8 secret.txt',
+    'mkdir -p sub && ln -s ../priv sub/lnk && rev sub/lnk/secret.txt | rev',
+    './priv/run.sh', 'priv/run.sh', 'echo x | priv/run.sh',
+  ], { priv: true }, (dir) => writeFileSync(path.join(dir, 'priv/run.sh'), '#!/bin/sh\ncat "$(dirname "$0")/secret.txt"\n', { mode: 0o755 }));
+  assert.deepEqual(bad, []);
+});
+
+test('without a sandbox: a link made by an earlier call is followed when an operand is judged', async () => {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace();
+  const h = new Harness([dir], { policy: PATHDENY });
+  try {
+    mkdirSync(path.join(dir, 'sub'));
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync('../priv', path.join(dir, 'sub/lnk'));
+    const r = await h.call('run_command', { command: 'iconv -f utf-8 -t utf-8 sub/lnk/secret.txt' });
+    assert.equal(r.error?.code, 'ToolNotAllowed', JSON.stringify(r.data ?? r.error));
+    assert.equal((await h.call('run_command', { command: 'iconv -f utf-8 -t utf-8 s.sh' })).ok, true, 'control');
+  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
+});
+
+test('git: a raw object id or --source names no sub-tree the path rules would not see', async () => {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace();
+  const { execFileSync } = await import('node:child_process');
+  const git = (...a: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...a], { cwd: dir, encoding: 'utf8' }).trim();
+  git('init', '-q'); git('add', '-A'); git('commit', '-qm', 'x');
+  const tree = git('rev-parse', 'HEAD:priv');
+  const empty = git('hash-object', '-t', 'tree', '/dev/null');
+  const h = new Harness([dir], { policy: PATHDENY });
+  try {
+    for (const command of [`git diff ${empty} ${tree} -- secret.txt`, `git grep -h ${SECRET} ${tree} -- secret.txt`, `git diff ${empty.slice(0, 8)} ${tree.slice(0, 8)}`,
+      'git restore --source=HEAD:priv --worktree -- .', 'git restore -sHEAD:priv -- .', `git checkout ${tree} -- .`, 'git show HEAD^{tree}']) {
+      const r = await h.call('run_command', { command });
+      assert.equal(r.error?.code, 'ToolNotAllowed', `${command}: ${JSON.stringify(r.data ?? r.error)}`);
+    }
+    assert.equal(existsSync(path.join(dir, 'secret.txt')), false);
+    assert.equal((await h.call('run_command', { command: 'git log --oneline -1' })).ok, true, 'control');
+  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
+});
+
+test('under a deny-list, a part that runs code the analysis cannot see into asks instead of running', async () => {
+  const policy = policyFromYaml('mode: ci\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n  - { tool: run_command, command: ["touch"], decision: deny }\n  - { tool: "*", decision: allow }\n');
+  const bad = await attempts(policy, [
+    "sed -n '1e touch P' s.sh",
+    "awk 'BEGIN{system(\"touch P\")}'",
+    "git -c alias.x='!touch P' x",
+    "sed -n $':x\\ra\\nt x\\ra e touch P' s.sh",
+  ], { touch: true });
+  assert.deepEqual(bad, []);
 });
