@@ -36,6 +36,8 @@ export interface CommandWord {
   text: string;
   /** False when the word still holds `$`, a backtick, a glob or `~`: it cannot satisfy a literal allow token. */
   literal: boolean;
+  /** Set when bash may make several words of it (`$x` unquoted, `"$@"`, `"${a[@]}"`, `$(…)`). */
+  split?: boolean;
 }
 
 export type PlanTarget =

@@ -161,8 +161,8 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
   if (SHELLS.has(prog)) { judgeShell(parser, assigns, words, depth, out); return; }
   if (prog === 'busybox' && words.length > 1) { judgeWords(parser, assigns, words.slice(1), depth, out); return; }
   // Words a wrapper takes for itself that name a folder or a file: `env -C dir`, `xargs -a file`.
-  if (prog === 'env') for (const d of optionValues(words, 'uCS', 'C', '--chdir')) { out.dirs.push(d); out.files.push({ word: d, access: 'list', via: 'env -C' }); }
-  if (prog === 'xargs') for (const f of optionValues(words, 'adEILnPs', 'a', '--arg-file')) out.files.push({ word: f, access: 'read', via: 'xargs -a' });
+  if (prog === 'env') for (const d of optionValues(words, 'uCS', 'C', '--chdir', ENV_LONG)) { out.dirs.push(d); out.files.push({ word: d, access: 'list', via: 'env -C' }); }
+  if (prog === 'xargs') for (const f of optionValues(words, 'adEILnPs', 'a', '--arg-file', XARGS_LONG)) out.files.push({ word: f, access: 'read', via: 'xargs -a' });
   const wrapper = WRAPPERS[prog];
   if (wrapper) {
     const r = skipOptions(prog, words, wrapper);
@@ -228,14 +228,20 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
  * The values of one option of a getopt-style program (`-Cdir`, `-C dir`, `-iC dir`, `--chdir=dir`,
  * `--chdir dir`), up to its first operand. `withValue`: the short options that take a value.
  */
-function optionValues(words: CommandWord[], withValue: string, short: string, long: string): CommandWord[] {
+const ENV_LONG = ['--unset', '--chdir', '--split-string'];
+const XARGS_LONG = ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--process-slot-var', '--max-lines'];
+
+function optionValues(words: CommandWord[], withValue: string, short: string, long: string, takesValue: string[]): CommandWord[] {
   const out: CommandWord[] = [];
   for (let i = 1; i < words.length; i++) {
     const t = words[i]!.text;
     if (t === '--' || !t.startsWith('-') || t === '-') break;
     if (t.startsWith('--')) {
       const [name, value] = t.includes('=') ? [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)] : [t, null];
-      if (name.length > 2 && long.startsWith(name)) { const v = value !== null ? { ...words[i]!, text: value } : words[++i]; if (v) out.push(v); }
+      // getopt_long takes any unambiguous prefix; the value of an option that takes one may be the next word.
+      const full = takesValue.find((o) => name.length > 2 && o.startsWith(name));
+      const v = full && value === null ? words[++i] : value !== null ? { ...words[i]!, text: value } : undefined;
+      if (full === long && v) out.push(v);
       continue;
     }
     for (let k = 1; k < t.length; k++) {

@@ -184,6 +184,8 @@ const join = (dir: CommandWord | undefined, rel: string): CommandWord =>
  */
 /** A raw object id, abbreviated or whole, with ancestry suffixes (`34fa5e7`, `34fa5e7~1^2`). */
 const RAW_OBJECT = /^[0-9a-f]{7,64}([~^][0-9]*)*$/i;
+/** Sub-commands whose operands are paths, messages or settings, never revisions. */
+const NO_REVISIONS = new Set(['add', 'rm', 'mv', 'commit', 'config', 'init', 'clone', 'status', 'remote', 'help', 'version', 'credential', 'check-ignore', 'check-attr', 'ls-files', 'clean']);
 /** Sub-commands that show or copy committed content named by revisions. */
 const REVISION_SUBS = new Set(['show', 'diff', 'log', 'whatchanged', 'grep', 'archive', 'restore', 'checkout', 'cat-file', 'blame', 'annotate',
   'format-patch', 'range-diff', 'ls-tree', 'read-tree', 'checkout-index', 'difftool', 'bundle', 'fast-export', 'stash', 'worktree', 'switch', 'reset', 'merge-file', 'diff-tree', 'diff-index']);
@@ -215,14 +217,18 @@ function gitEffects(words: CommandWord[]): FileRef[] {
   // out: the whole history is judged (refused while rules deny paths to commands).
   const end = rest.findIndex((w) => w.text === '--');
   const sources: CommandWord[] = [];
-  const revs = REVISION_SUBS.has(call.sub ?? '') ? (end < 0 ? rest : rest.slice(0, end)).flatMap((w) => {
+  const named = REVISION_SUBS.has(call.sub ?? '');
+  const revs = NO_REVISIONS.has(call.sub ?? '') ? [] : (end < 0 ? rest : rest.slice(0, end)).flatMap((w) => {
     const src = /^(--source=|-s)(.+)$/.exec(w.text);
-    if (src) sources.push({ ...w, text: src[2]! });
+    if (src && named) sources.push({ ...w, text: src[2]! });
     return w.text.startsWith('-') ? [] : [w];
-  }) : [];
+  });
   const srcAt = rest.findIndex((w) => w.text === '--source' || w.text === '-s');
   if (srcAt >= 0 && rest[srcAt + 1] && (call.sub === 'restore' || call.sub === 'checkout')) sources.push(rest[srcAt + 1]!);
-  if ([...revs, ...sources].some((w) => !w.literal || RAW_OBJECT.test(w.text) || /\^\{/.test(w.text))) {
+  // Every sub-command that takes revisions: a raw id can also become a ref (`git tag t <tree>`,
+  // `update-ref`, `fetch . <id>:refs/heads/x`) that later reads pass as a name.
+  const rawId = (t: string) => t.split(/[:.^~@{}+]/).some((piece) => RAW_OBJECT.test(piece)) || /\^\{/.test(t);
+  if ([...revs, ...sources].some((w) => (named && !w.literal) || rawId(w.text))) {
     refs.push({ word: { text: '', literal: true }, access: 'history', via: `git ${call.sub ?? ''} with an object id`.trim() });
   }
   // `--source=REV:path` copies that committed path out: judged like REV:path below.
@@ -278,6 +284,12 @@ export function runsCodeFromText(prog: string, words: CommandWord[]): string | n
     case 'sort': return opt(/^--compress-program/) ? 'sort --compress-program runs a command' : null;
     case 'tar': return opt(/^(--to-command|--checkpoint-action|--use-compress-program|-I|--info-script|--new-volume-script|-F|--rsh-command)/) ? 'this tar option runs a command' : null;
     case 'git': return gitRunsCode(words);
+    case 'make': case 'gmake': {
+      // A makefile read from input (`-f /dev/stdin <<< …`) or `--eval`: recipes given in the command, run by make.
+      const stdinFile = /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/self\/fd\/\d+)$/;
+      const inline = words.some((w, i) => /^(--eval|-E)/.test(w.text) || (/^(-f|--file|--makefile)$/.test(w.text) && stdinFile.test(words[i + 1]?.text ?? '')) || /^(-f|--file=|--makefile=)(.+)$/.exec(w.text)?.[2]?.match(stdinFile) || (!w.literal && /^-/.test(w.text)));
+      return inline ? 'make runs recipes given in the command (a makefile from its input, --eval)' : null;
+    }
     case 'man': return opt(/^(-P|--pager|-H|--html)/) ? 'man with a pager option runs a command' : null;
     case 'awk': case 'gawk': case 'mawk': case 'nawk': return awkRunsCode(words);
     case 'script': return 'script runs a command and writes a typescript file';

@@ -116,7 +116,7 @@ export function nameRisk(prog: string, words: CommandWord[], assigns: CommandWor
     case 'wait':
       names = namesOf(words, 'p', 'p', 'none');
       // `wait -n $o 'b[_]'` with o=-p: a word known only when it runs, then another word.
-      if (words.slice(1, -1).some((w) => !w.literal) || words.some((w) => !w.literal && /[{[]/.test(w.text))) return 'wait with an option known only when it runs (it may be -p NAME): write options literally';
+      if (words.slice(1, -1).some((w) => !w.literal) || words.some((w) => !w.literal && (w.split || /[{[]/.test(w.text)))) return 'wait with an option known only when it runs (it may be -p NAME): write options literally, and quote a pid as "$pid"';
       break;
     case 'getopts': names = words.slice(2, 3); break;
     case 'printf': {
@@ -134,6 +134,8 @@ export function nameRisk(prog: string, words: CommandWord[], assigns: CommandWor
       for (let i = 1; i < words.length; i++) {
         const w = words[i]!;
         if (w.literal) continue;
+        // One word that bash may split (`$o`, `"$@"`) may hold both -v and the name.
+        if (w.split) return `${prog} with ${w.text.slice(0, 40)}, which bash may split into several words (it may be -v NAME, whose subscript bash evaluates): quote it as "$x"`;
         const next = words[i + 1];
         if (/[{[]/.test(w.text) || (next && (!next.literal || next.text.includes('[')))) return `${prog} with ${w.text.slice(0, 40)} known only when it runs, before ${next ? next.text.slice(0, 40) : 'a brace list'}: it may be -v NAME, whose subscript bash evaluates (it can run code)`;
       }

@@ -6,6 +6,7 @@ import type { CommandWord, PlanTarget } from '../core/types.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Analysis } from './analyze.js';
 import type { FileRef } from './effects.js';
+import { climbingLink, operandWords, pathTexts } from './operands.js';
 import { relInRoots, type PathVerdict } from './path-verdict.js';
 
 export interface TargetOptions {
@@ -40,8 +41,6 @@ export interface TargetOptions {
   /** A background shell: every folder its earlier input may have left it in (cwd when unset). */
   cwds?: readonly (string | null)[];
 }
-
-const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 
 /** Files a command may always write: they are not files. */
 const HARMLESS = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+|zero)$/;
@@ -120,33 +119,35 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
       if (t) out.push(t);
     }
     // Any program may read the paths it is given (`rev priv/x`, `iconv … priv/x`, `git diff --no-index
-    // priv/x …`): without a sandbox, every literal operand (and `--opt=VALUE`) is judged as a path by
-    // the rules, on its text alone, whatever the program and whether or not it is a file.
+    // priv/x …`): without a sandbox, every literal operand (and what an option glues to itself, see
+    // pathTexts) is judged as a path by the rules, on its text, and through links when it exists.
     for (const p of a.parts) {
-      let i = 0;
-      while (i < p.words.length && ASSIGNMENT_WORD.test(p.words[i]!.text)) i++;
-      // The program too, when it is a path (`priv/run.sh`, or a line of input a command reads as a name).
-      const prog = p.words[i];
-      for (const w of [...(prog && prog.text.includes('/') ? [prog] : []), ...p.words.slice(i + 1)]) {
+      const { prog, words } = operandWords(p);
+      const label0 = prog?.text ?? '';
+      const climb = climbingLink(prog, words);
+      if (climb) out.push(denyPart(`ln -s ${climb.text}`, 'a symbolic link whose relative target climbs (..): moved later, it points anywhere, and no OS sandbox hides what your path rules deny; give an absolute target'));
+      for (const w of words) {
         if (!w.literal) continue;
-        const text = w.text.startsWith('-') ? (/^--?[A-Za-z0-9-]+=(.+)$/.exec(w.text)?.[1] ?? '') : w.text;
-        if (text === '' || text.includes('\n')) continue;
-        const lp = literalPath({ text, literal: true }, o.home)!;
-        for (const base of path.isAbsolute(lp) ? [o.cwd] : dirs) {
-          if (base === null) { out.push(denyPart(`${p.words[i]?.text ?? ''} ${text}`, 'a path after a cd to a folder known only when it runs (cd -, popd, a variable), and no OS sandbox hides what your path rules deny')); break; }
-          const abs = path.resolve(base, lp);
-          const key = `operand:${abs}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          const label = `${p.words[i]?.text ?? ''} ${text}`;
-          // As written, and as it resolves when it exists (`sub/lnk/x` with sub/lnk a link into priv).
-          let t = ruleTarget(label, relInRoots(o.workspace.roots, abs), false, o);
-          if (!t) {
-            let real: string | null = null;
-            try { real = realpathSync.native(abs); } catch { /* missing: judged as written */ }
-            if (real !== null && real !== abs) t = ruleTarget(label, relInRoots(o.workspace.roots, real), false, o);
+        for (const text of pathTexts(w.text)) {
+          const lp = literalPath({ text, literal: true }, o.home)!;
+          for (const base of path.isAbsolute(lp) ? [o.cwd] : dirs) {
+            if (base === null) { out.push(denyPart(`${label0} ${text}`, 'a path after a cd to a folder known only when it runs (cd -, popd, a variable), and no OS sandbox hides what your path rules deny')); break; }
+            const abs = path.resolve(base, lp);
+            const key = `operand:${abs}`;
+            if (seen.has(key)) continue;
+            seen.add(key);
+            const label = `${label0} ${text}`;
+            // /proc/self/cwd/priv/x is the command's own folder: outside the workspace as written only.
+            if (PROC_SECRET.test(abs)) { out.push(denyPart(label, `${abs} reaches a process's folders, environment or memory, and no OS sandbox isolates it`)); continue; }
+            // As written, and as it resolves when it exists (`sub/lnk/x` with sub/lnk a link into priv).
+            let t = ruleTarget(label, relInRoots(o.workspace.roots, abs), false, o);
+            if (!t) {
+              let real: string | null = null;
+              try { real = realpathSync.native(abs); } catch { /* missing: judged as written */ }
+              if (real !== null && real !== abs) t = ruleTarget(label, relInRoots(o.workspace.roots, real), false, o);
+            }
+            if (t) out.push(t);
           }
-          if (t) out.push(t);
         }
       }
     }

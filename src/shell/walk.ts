@@ -3,6 +3,7 @@ import type { CommandWord } from '../core/types.js';
 import type { SyntaxNode } from './parser.js';
 import { wordOf } from './words.js';
 import { LOOP_CODE_VAR, namedDescriptor } from './names.js';
+import { isInteger, testRisk } from './test-risk.js';
 
 export interface Redirect {
   /** The operator as written: >, >>, <, &>, >|, <> … */
@@ -108,6 +109,10 @@ export function collectCommands(root: SyntaxNode): RawCommand[] {
       deny(node, 'a command substitution the parser did not model');
       return;
     }
+    if ((node.type === 'heredoc_redirect' || node.type === 'herestring_redirect') && namedDescriptor(node)) {
+      deny(node, 'a {NAME} before a redirection: bash stores the descriptor number in that variable, evaluating a subscript in it (which can run code)');
+      return;
+    }
     switch (node.type) {
       case 'command':
         out.push(rawOf(node));
@@ -210,7 +215,6 @@ const MAX_NESTING = 1000;
 
 const ARITH_REASON = 'arithmetic on anything but literal integers: bash evaluates variable values and array subscripts in it, which can run code (`a[$(cmd)]`)';
 const ARITH_NODES = new Set(['binary_expression', 'unary_expression', 'parenthesized_expression', 'ternary_expression']);
-const isInteger = (t: string) => /^-?([0-9]+|0[xX][0-9a-fA-F]+)$/.test(t);
 
 /**
  * True when every operand of the arithmetic node (children from `from` on) is a literal
@@ -254,31 +258,6 @@ function expansionRisk(node: SyntaxNode): string | null {
         if (!((k.type === 'number' && isInteger(k.text)) || (k.type === 'unary_expression' && arithmeticSafe(k, 0)))) return `the offset in ${node.text.slice(0, 80)} is evaluated as arithmetic, which can run code; use literal integers`;
       }
       break;
-    }
-  }
-  return null;
-}
-
-const ARITH_TEST = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
-
-/** `[[ … ]]` forms that evaluate a value as arithmetic or as a variable name (with a subscript). */
-function testRisk(node: SyntaxNode): string | null {
-  // `[ a -eq b ]` (the builtin) wants integers and evaluates nothing; `[[ ]]` evaluates arithmetic.
-  const double = node.child(0)?.type === '[[';
-  // An operator the grammar left as a plain word: refuse rather than guess how bash reads it.
-  const risky = double ? /^-(eq|ne|lt|le|gt|ge|v|R)$/ : /^-(v|R)$/;
-  if (node.descendantsOfType('word').some((w) => !!w && risky.test(w.text))) return `a test with an operator the parser read as a word`;
-  for (const op of node.descendantsOfType('test_operator')) {
-    if (!op) continue;
-    const sibs = (op.parent?.namedChildren ?? []).filter((k): k is SyntaxNode => !!k && k.id !== op.id);
-    if (ARITH_TEST.has(op.text) && double) {
-      if (!sibs.every((k) => { const w = wordOf(k); return w.literal && isInteger(w.text); })) {
-        return `[[ … ${op.text} … ]] evaluates its operands as arithmetic, which can run code; compare literal integers only`;
-      }
-    } else if (op.text === '-v' || op.text === '-R') {
-      if (!sibs.every((k) => { const w = wordOf(k); return w.literal && /^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text); })) {
-        return `[[ ${op.text} … ]] with anything but a plain variable name evaluates a subscript, which can run code`;
-      }
     }
   }
   return null;

@@ -88,23 +88,26 @@ export function wordOf(node: SyntaxNode): CommandWord {
     case 'translated_string': {
       let text = '';
       let literal = true;
+      let split = false;
       for (const c of node.namedChildren) {
         if (!c) continue;
         if (c.type === 'string_content') text += unquoteDouble(c.text);
-        else { text += c.text; literal = false; }
+        else { text += c.text; literal = false; split ||= /^\$(@|\{[^}]*\[@\]\})/.test(c.text) || /^\$\{!?[@]/.test(c.text); }
       }
-      return { text, literal };
+      return split ? { text, literal, split } : { text, literal };
     }
     case 'concatenation': {
       let text = '';
       let literal = true;
+      let split = false;
       for (const c of node.children) {
         if (!c) continue;
         const w = c.isNamed ? wordOf(c) : unquoteBare(c.text);
         text += w.text;
         literal &&= w.literal;
+        split ||= !!(w as CommandWord).split;
       }
-      return { text, literal };
+      return split ? { text, literal, split } : { text, literal };
     }
     case 'variable_assignment': {
       const name = node.childForFieldName('name')?.text ?? '';
@@ -114,7 +117,7 @@ export function wordOf(node: SyntaxNode): CommandWord {
       return { text: `${name}${op}${v.text}`, literal: v.literal };
     }
     default:
-      // Expansions, substitutions, anything else: known only when it runs.
-      return { text: node.text, literal: false };
+      // Expansions, substitutions, anything else: known only when it runs (and, unquoted, split into words).
+      return { text: node.text, literal: false, split: true };
   }
 }

@@ -239,3 +239,53 @@ test('under a deny-list, a part that runs code the analysis cannot see into asks
   ], { touch: true });
   assert.deepEqual(bad, []);
 });
+
+// Third review (helper-47).
+test('a word bash splits ($o, "$@") cannot hold -v NAME for test, [ or wait', async () => {
+  const bad = await attempts(ALLOWLIST, [
+    "set -- -v 'b[_]'; echo 'a[$(touch P)]' >/dev/null; test \"$@\"",
+    "set -- -v 'b[_]'; echo 'a[$(touch P)]' >/dev/null; [ \"$@\" ]",
+    "o='-v b[_]'; echo 'a[$(touch P)]' >/dev/null; test $o",
+    "true & set -- -p 'b[_]'; echo 'a[$(touch P)]' >/dev/null; wait -n \"$@\"",
+  ]);
+  assert.deepEqual(bad, []);
+});
+
+test('{a[_]} before a here-string or a here-document runs no code', async () => {
+  const policy = policyFromYaml('mode: ci\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n  - { tool: run_command, command: ["touch"], decision: deny }\n  - { tool: "*", decision: allow }\n');
+  const bad = await attempts(policy, [
+    "echo 'a[$(touch P)]' >/dev/null; echo {a[_]}<<<x",
+    "echo 'a[$(touch P)]' >/dev/null; echo {a[_]}<<END\nx\nEND",
+    "make -f /dev/stdin <<< $'x:\\n\\ttouch P'",
+  ], { touch: true });
+  assert.deepEqual(bad, []);
+});
+
+test('without a sandbox: long options with a separate value, values glued to short options, moved links, file: URLs and code parts\' operands are judged', async () => {
+  const bad = await attempts(PATHDENY, [
+    'env --unset X -C priv cat secret.txt', 'env --unset X --chdir priv cat secret.txt',
+    'xargs --max-args 1 -a priv/secret.txt echo', 'xargs --delimiter x -a priv/secret.txt echo', 'xargs --max-procs 1 --arg-file priv/secret.txt echo',
+    'cp -tpriv s.sh', 'sort -mopriv/x /dev/null', 'make -fpriv/secret.txt', 'curl -Kpriv/secret.txt',
+    'mkdir -p sub/d && ln -s ../priv sub/d/l && mv sub/d/l sub/l && cat sub/l/secret.txt',
+    'sed -n -f priv/secret.txt s.sh', "awk -v f=priv/secret.txt 'BEGIN{getline l < f; print l}'",
+    'curl -s file:///proc/self/cwd/priv/secret.txt', 'rev /proc/self/cwd/priv/secret.txt | rev',
+  ], { priv: true }, (dir) => mkdirSync(path.join(dir, 'sub'), { recursive: true }));
+  assert.deepEqual(bad, []);
+});
+
+test('git: a raw tree id cannot become a ref that later reads pass as a name (tag, update-ref, fetch)', async () => {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace();
+  const { execFileSync } = await import('node:child_process');
+  const git = (...a: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...a], { cwd: dir, encoding: 'utf8' }).trim();
+  git('init', '-q'); git('add', '-A'); git('commit', '-qm', 'x');
+  const tree = git('rev-parse', 'HEAD:priv').slice(0, 8);
+  const h = new Harness([dir], { policy: PATHDENY });
+  try {
+    for (const command of [`git tag t1 ${tree}`, `git update-ref refs/tags/t2 ${tree}`, `git fetch . ${tree}:refs/heads/x`, `git replace -f HEAD ${tree}`]) {
+      const r = await h.call('run_command', { command });
+      assert.equal(r.error?.code, 'ToolNotAllowed', `${command}: ${JSON.stringify(r.data ?? r.error)}`);
+    }
+    assert.equal(git('tag', '-l'), '', 'no tag was made');
+  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
+});

@@ -1,0 +1,52 @@
+import type { CommandWord } from '../core/types.js';
+import type { CommandPart } from './analyze.js';
+
+const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
+/** Longest option word whose glued suffixes are tried as paths. */
+const MAX_SUFFIXED = 256;
+
+/**
+ * The texts in one word that a program may take as a path: the word; the value of `--opt=VALUE`
+ * and `NAME=VALUE` (`awk -v f=priv/x`, `dd if=`); for a short-option cluster every suffix after
+ * its first letter (`-tpriv`, `-mopriv/x`, `-fpriv/x`: which letters take a value differs by
+ * program); the path of a `file:` URL (`curl file:///…/priv/x`).
+ */
+export function pathTexts(text: string): string[] {
+  const out: string[] = [];
+  if (text.startsWith('--')) {
+    const eq = text.indexOf('=');
+    if (eq > 0) out.push(text.slice(eq + 1));
+  } else if (text.startsWith('-') && text.length > 2) {
+    if (text.length <= MAX_SUFFIXED) for (let k = 2; k < text.length; k++) out.push(text.slice(k).replace(/^=/, ''));
+  } else if (!text.startsWith('-')) {
+    out.push(text);
+    const eq = text.indexOf('=');
+    if (eq > 0) out.push(text.slice(eq + 1));
+  }
+  const more = out.flatMap((t) => {
+    const url = /^file:(\/\/[^/]*)?(\/.*)$/i.exec(t);
+    return url ? [decodeURIComponentSafe(url[2]!)] : [];
+  });
+  return [...new Set([...out, ...more])].filter((t) => t !== '' && !t.includes('\n'));
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try { return decodeURIComponent(s); } catch { return s; }
+}
+
+/** The words of a part a program is given (the program itself when it is a path), as written. */
+export function operandWords(p: CommandPart): { prog: CommandWord | undefined; words: CommandWord[] } {
+  const ws = p.asWritten ?? p.words;
+  let i = 0;
+  while (i < ws.length && ASSIGNMENT_WORD.test(ws[i]!.text)) i++;
+  const prog = ws[i];
+  return { prog, words: [...(prog && prog.text.includes('/') ? [prog] : []), ...ws.slice(i + 1)] };
+}
+
+/** `ln -s` with a relative target that climbs (`../priv`): moved later (`mv`, `cp -P`), it points anywhere. */
+export function climbingLink(prog: CommandWord | undefined, words: CommandWord[]): CommandWord | null {
+  if (!prog || prog.text.slice(prog.text.lastIndexOf('/') + 1) !== 'ln') return null;
+  if (!words.some((w) => /^(-[A-Za-z]*s[A-Za-z]*|--symbolic)$/.test(w.text))) return null;
+  const ops = words.filter((w) => !w.text.startsWith('-'));
+  return ops.slice(0, -1).find((w) => !w.text.startsWith('/') && /(^|\/)\.\.(\/|$)/.test(w.text)) ?? null;
+}
