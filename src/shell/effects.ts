@@ -186,6 +186,8 @@ const join = (dir: CommandWord | undefined, rel: string): CommandWord =>
 const RAW_OBJECT = /^[0-9a-f]{7,64}([~^][0-9]*)*$/i;
 /** Sub-commands whose operands are paths, messages or settings, never revisions. */
 const NO_REVISIONS = new Set(['add', 'rm', 'mv', 'commit', 'config', 'init', 'clone', 'status', 'remote', 'help', 'version', 'credential', 'check-ignore', 'check-attr', 'ls-files', 'clean']);
+/** Sub-commands that write trees, refs or the index from object ids. */
+const ALWAYS_HISTORY = new Set(['read-tree', 'update-index', 'update-ref', 'mktree', 'fast-import', 'commit-tree', 'replace', 'unpack-file', 'checkout-index', 'hash-object', 'symbolic-ref']);
 /** Sub-commands that show or copy committed content named by revisions. */
 const REVISION_SUBS = new Set(['show', 'diff', 'log', 'whatchanged', 'grep', 'archive', 'restore', 'checkout', 'cat-file', 'blame', 'annotate',
   'format-patch', 'range-diff', 'ls-tree', 'read-tree', 'checkout-index', 'difftool', 'bundle', 'fast-export', 'stash', 'worktree', 'switch', 'reset', 'merge-file', 'diff-tree', 'diff-index']);
@@ -228,7 +230,9 @@ function gitEffects(words: CommandWord[]): FileRef[] {
   // Every sub-command that takes revisions: a raw id can also become a ref (`git tag t <tree>`,
   // `update-ref`, `fetch . <id>:refs/heads/x`) that later reads pass as a name.
   const rawId = (t: string) => t.split(/[:.^~@{}+]/).some((piece) => RAW_OBJECT.test(piece)) || /\^\{/.test(t);
-  if ([...revs, ...sources].some((w) => (named && !w.literal) || rawId(w.text))) {
+  // Sub-commands that build trees, refs or the index from ids they read (stdin, --index-info, a
+  // substitution): judged as the whole history too (`read-tree --prefix=sub/ HEAD`, `update-ref --stdin`).
+  if (ALWAYS_HISTORY.has(call.sub ?? '') || [...revs, ...sources].some((w) => !w.literal || rawId(w.text))) {
     refs.push({ word: { text: '', literal: true }, access: 'history', via: `git ${call.sub ?? ''} with an object id`.trim() });
   }
   // `--source=REV:path` copies that committed path out: judged like REV:path below.
@@ -284,12 +288,7 @@ export function runsCodeFromText(prog: string, words: CommandWord[]): string | n
     case 'sort': return opt(/^--compress-program/) ? 'sort --compress-program runs a command' : null;
     case 'tar': return opt(/^(--to-command|--checkpoint-action|--use-compress-program|-I|--info-script|--new-volume-script|-F|--rsh-command)/) ? 'this tar option runs a command' : null;
     case 'git': return gitRunsCode(words);
-    case 'make': case 'gmake': {
-      // A makefile read from input (`-f /dev/stdin <<< …`) or `--eval`: recipes given in the command, run by make.
-      const stdinFile = /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/self\/fd\/\d+)$/;
-      const inline = words.some((w, i) => /^(--eval|-E)/.test(w.text) || (/^(-f|--file|--makefile)$/.test(w.text) && stdinFile.test(words[i + 1]?.text ?? '')) || /^(-f|--file=|--makefile=)(.+)$/.exec(w.text)?.[2]?.match(stdinFile) || (!w.literal && /^-/.test(w.text)));
-      return inline ? 'make runs recipes given in the command (a makefile from its input, --eval)' : null;
-    }
+    case 'make': case 'gmake': return makeRunsGiven(words);
     case 'man': return opt(/^(-P|--pager|-H|--html)/) ? 'man with a pager option runs a command' : null;
     case 'awk': case 'gawk': case 'mawk': case 'nawk': return awkRunsCode(words);
     case 'script': return 'script runs a command and writes a typescript file';
@@ -299,4 +298,37 @@ export function runsCodeFromText(prog: string, words: CommandWord[]): string | n
     case 'zip': return opt(/^(-TT|--unzip-command)/) ? 'zip -TT runs a command' : null;
     default: return null;
   }
+}
+
+/** make's options that take no value, or a value that is no makefile (numbers, a folder). */
+const MAKE_FLAGS = /^(-[sknBiqrRwSteLpdv]+|--(silent|quiet|keep-going|just-print|dry-run|recon|always-make|ignore-errors|question|no-builtin-rules|no-builtin-variables|print-directory|no-print-directory|no-keep-going|stop|touch|environment-overrides|check-symlink-times|print-data-base|debug|version|trace|warn-undefined-variables)|-j[0-9]*|--jobs(=[0-9]+)?|-l[0-9.]*|--load-average(=[0-9.]+)?|-O[a-z]*|--output-sync(=[a-z]+)?|-C.+|--directory=.+)$/;
+/** Variables that change how make reads makefiles or runs recipes. */
+const MAKE_VARS = /^(SHELL|\.SHELLFLAGS|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|MAKESHELL|MAKEOVERRIDES|MAKE|\.RECIPEPREFIX)\+?:{0,3}=/;
+
+/**
+ * make runs the recipes of the makefiles in the folder (a script, judged as the program `make`);
+ * anything else that gives it recipes in the command is code: `--eval` (any prefix), `-E`, a
+ * makefile from its input or a substitution, `VAR=$(shell …)`, SHELL / .SHELLFLAGS / MAKEFLAGS /
+ * MAKEFILES. Only plain targets, plain variable values, `-f FILE` and the options above pass.
+ */
+function makeRunsGiven(words: CommandWord[]): string | null {
+  const code = 'make runs recipes given in the command (--eval, a makefile from its input, $(shell …), SHELL…)';
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const t = w.text;
+    if (!w.literal) return code;
+    // A makefile that is not a plain file: `-`, /dev/stdin, /proc/self/fd/0 (however spelled).
+    const special = (f: string) => { const n = f.replace(/\/+/g, '/').replace(/\/(\.\/)+/g, '/'); return n === '-' || /^\/(dev|proc)\//.test(n); };
+    if (t === '-f' || t === '--file' || t === '--makefile' || t === '-C' || t === '--directory' || t === '-j' || t === '-l' || t === '-o' || t === '-W' || t === '-I') {
+      const v = words[++i];
+      if (!v || !v.literal || ((t === '-f' || t === '--file' || t === '--makefile') && special(v.text))) return code;
+      continue;
+    }
+    const file = /^(-f|--file=|--makefile=)(.+)$/.exec(t);
+    if (file) { if (special(file[2]!)) return code; continue; }
+    if (MAKE_FLAGS.test(t)) continue;
+    if (t.startsWith('-')) return code;
+    if (t.includes('=')) { if (MAKE_VARS.test(t) || /\$/.test(t)) return code; continue; }
+  }
+  return null;
 }

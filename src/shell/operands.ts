@@ -25,8 +25,12 @@ export function pathTexts(text: string): string[] {
   }
   const more = out.flatMap((t) => {
     const url = /^file:(\/\/[^/]*)?(\/.*)$/i.exec(t);
-    return url ? [decodeURIComponentSafe(url[2]!)] : [];
+    // `@file`: a response file (gcc, ld, javac), curl's `-d @f` / `-F x=@f`.
+    return url ? [decodeURIComponentSafe(url[2]!)] : t.startsWith('@') ? [t.slice(1)] : [];
   });
+  // Quoted text inside a word: code for an interpreter or awk (`open('priv/x')`, `getline < "priv/x"`),
+  // best effort — code can build a path that appears nowhere.
+  for (const m of text.matchAll(/(["'])([^"'\n]{1,4096}?)\1/g)) more.push(m[2]!);
   return [...new Set([...out, ...more])].filter((t) => t !== '' && !t.includes('\n'));
 }
 
@@ -49,4 +53,22 @@ export function climbingLink(prog: CommandWord | undefined, words: CommandWord[]
   if (!words.some((w) => /^(-[A-Za-z]*s[A-Za-z]*|--symbolic)$/.test(w.text))) return null;
   const ops = words.filter((w) => !w.text.startsWith('-'));
   return ops.slice(0, -1).find((w) => !w.text.startsWith('/') && /(^|\/)\.\.(\/|$)/.test(w.text)) ?? null;
+}
+
+/** A `file:` URL with curl's globbing (`{a,b}`, `[a-z]`): it names paths no word shows. */
+export const fileUrlGlob = (text: string): boolean => /file:[^\s]*[{}[\]]/i.test(text);
+
+/** Options that read the paths to work on from a file or input: the names are known only when it runs. */
+const LIST_OPTS = ['--files-from', '--files0-from', '--pathspec-from-file'];
+
+export function pathsFromFile(prog: CommandWord | undefined, words: CommandWord[]): CommandWord | null {
+  const name = prog ? prog.text.slice(prog.text.lastIndexOf('/') + 1) : '';
+  if (name === 'cpio' && prog) return prog;
+  for (const w of words) {
+    if (w.text.startsWith('--') && w.text !== '--') {
+      const opt = w.text.split('=')[0]!;
+      if (opt.length > 4 && LIST_OPTS.some((o) => o.startsWith(opt))) return w;
+    } else if ((name === 'tar' && /^-[A-Za-z]*T/.test(w.text)) || (name === 'zip' && w.text === '-@')) return w;
+  }
+  return null;
 }

@@ -6,7 +6,7 @@ import type { CommandWord, PlanTarget } from '../core/types.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Analysis } from './analyze.js';
 import type { FileRef } from './effects.js';
-import { climbingLink, operandWords, pathTexts } from './operands.js';
+import { climbingLink, fileUrlGlob, operandWords, pathsFromFile, pathTexts } from './operands.js';
 import { relInRoots, type PathVerdict } from './path-verdict.js';
 
 export interface TargetOptions {
@@ -124,6 +124,10 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
     for (const p of a.parts) {
       const { prog, words } = operandWords(p);
       const label0 = prog?.text ?? '';
+      const fromFile = pathsFromFile(prog, words);
+      if (fromFile) out.push(denyPart(`${label0} ${fromFile.text}`, 'the paths it works on are read from a file or its input, known only when it runs, and no OS sandbox hides what your path rules deny'));
+      const glob = words.find((w) => fileUrlGlob(w.text));
+      if (glob) out.push(denyPart(`${label0} ${glob.text}`, 'a file: URL with globbing names paths no word shows, and no OS sandbox hides what your path rules deny'));
       const climb = climbingLink(prog, words);
       if (climb) out.push(denyPart(`ln -s ${climb.text}`, 'a symbolic link whose relative target climbs (..): moved later, it points anywhere, and no OS sandbox hides what your path rules deny; give an absolute target'));
       for (const w of words) {

@@ -10,7 +10,8 @@ export function testRisk(node: SyntaxNode): string | null {
   // `[ a -eq b ]` (the builtin) wants integers and evaluates nothing; `[[ ]]` evaluates arithmetic.
   const double = node.child(0)?.type === '[[';
   // `[ "$@" ]`, `[ $o ]`: one word bash splits may hold both -v and a name with a subscript.
-  if (!double && node.descendantsOfType(['simple_expansion', 'expansion', 'command_substitution']).some((e) => !!e && splits(e, node))) {
+  if (!double && (node.descendantsOfType(['simple_expansion', 'expansion', 'command_substitution']).some((e) => !!e && splits(e, node))
+    || node.descendantsOfType(['word', 'concatenation']).some((w) => !!w && w.parent?.type !== 'string' && !!wordOf(w).split))) {
     return '[ … ] with an expansion bash may split into several words (it may be -v NAME, whose subscript bash evaluates): quote it as "$x"';
   }
   // An operator the grammar left as a plain word: refuse rather than guess how bash reads it.

@@ -74,8 +74,11 @@ export function decodeAnsiC(body: string): string | null {
 export function wordOf(node: SyntaxNode): CommandWord {
   switch (node.type) {
     case 'word':
-    case 'number':
-      return unquoteBare(node.text);
+    case 'number': {
+      // Unquoted, a glob (or a brace list) may become several words: `test ?v*` ran `test -v 'xv[_]'`.
+      const w = unquoteBare(node.text);
+      return w.literal ? w : { ...w, split: true };
+    }
     case 'variable_name':
       return { text: node.text, literal: true };
     case 'raw_string':

@@ -289,3 +289,55 @@ test('git: a raw tree id cannot become a ref that later reads pass as a name (ta
     assert.equal(git('tag', '-l'), '', 'no tag was made');
   } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
 });
+
+// Fourth review (helper-48).
+test('a glob that expands to -v NAME runs no code in test, [ or wait', async () => {
+  const bad = await attempts(ALLOWLIST, [
+    "echo 'a[$(touch P)]' >/dev/null; test ?v*",
+    "echo 'a[$(touch P)]' >/dev/null; [ ?v* ]",
+    "echo 'a[$(touch P)]' >/dev/null; true & wait -n ?p*",
+  ], { touch: true, priv: true }, (dir) => { for (const f of ['-v', 'xv[_]', '-p', 'xp[_]']) writeFileSync(path.join(dir, f), ''); });
+  assert.deepEqual(bad, []);
+});
+
+test('make given recipes in the command asks under a deny-list (--eval prefixes, -E in a cluster, stdin makefiles, $(shell), SHELL, MAKEFLAGS)', async () => {
+  const policy = policyFromYaml('mode: ci\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n  - { tool: run_command, command: ["touch"], decision: deny }\n  - { tool: "*", decision: allow }\n');
+  const bad = await attempts(policy, [
+    "make --ev='x:;touch P' x", "make -sE 'x:;touch P' x", "MAKEFLAGS='--eval=x:;touch\\ P' make x",
+    "printf 'x:\\n\\ttouch P\\n' | make -sf - x", "make -f //dev/stdin x <<< $'x:\\n\\ttouch P'", "make -f <(printf 'x:\\n\\ttouch P\\n') x",
+    "make x 'y:=$(shell touch P)'", 'make x SHELL=/usr/bin/touch .SHELLFLAGS=P', "MAKEFILES=/dev/stdin make x <<< $'y:\\n\\ttouch P\\nx: y'",
+  ], { touch: true }, (dir) => writeFileSync(path.join(dir, 'Makefile'), 'x: ; @true\n'));
+  assert.deepEqual(bad, []);
+});
+
+test('without a sandbox: response files, file: URL globs, path lists read from a file and quoted paths in code are judged', async () => {
+  const bad = await attempts(PATHDENY, [
+    'cat @priv/secret.txt', "curl -s 'file:///proc/self/cwd/p{riv,x}/secret.txt'", "curl -s 'file:///proc/self/cwd/pri[u-w]/secret.txt'",
+    'tar -cf - --files-from=sub/list | tar -xOf -', 'tar -cf - -Tsub/list | tar -xOf -',
+    "awk 'BEGIN{while((getline l < \"priv/secret.txt\")>0) print l}'", "python3 -c \"print(open('priv/secret.txt').read())\"",
+  ], { priv: true }, (dir) => { mkdirSync(path.join(dir, 'sub'), { recursive: true }); writeFileSync(path.join(dir, 'sub/list'), 'priv/secret.txt\n'); });
+  assert.deepEqual(bad, []);
+});
+
+test('git: ids from a substitution or stdin, read-tree and update-index do not bring committed denied files out', async () => {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace();
+  const { execFileSync } = await import('node:child_process');
+  const git = (...a: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...a], { cwd: dir, encoding: 'utf8' }).trim();
+  git('init', '-q'); git('add', '-A'); git('commit', '-qm', 'x');
+  mkdirSync(path.join(dir, 'sub'));
+  const h = new Harness([dir], { policy: PATHDENY });
+  try {
+    for (const command of [
+      "git tag t $(git ls-tree HEAD | awk '$4==\"priv\"{print $3}') && git tag e $(git hash-object -t tree /dev/null) && git diff e t -- secret.txt",
+      "git ls-tree HEAD | awk '$4==\"priv\"{print \"create refs/tags/v \" $3}' | git update-ref --stdin",
+      'git read-tree --prefix=sub/y/ HEAD && git checkout -- sub/y && cat sub/y/priv/secret.txt',
+      "git ls-tree -r HEAD | sed 's#priv/#sub/q/#' | git update-index --index-info",
+    ]) {
+      const r = await h.call('run_command', { command });
+      assert.equal(r.error?.code, 'ToolNotAllowed', `${command}: ${JSON.stringify(r.data ?? r.error)}`);
+    }
+    assert.equal(git('tag', '-l'), '');
+    assert.equal(existsSync(path.join(dir, 'sub/y')), false);
+  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
+});
