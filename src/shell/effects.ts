@@ -241,9 +241,11 @@ function gitEffects(words: CommandWord[]): FileRef[] {
     if (m && m[1]) refs.push({ word: { text: m[1].replace(/^\.\//, ''), literal: w.literal }, access: 'read', via: `git ${call.sub ?? ''} --source ${w.text.split(':')[0]}:`.trim() });
   }
   // `REV:path` names a committed file: the secrets list judges the path (`git show HEAD:.env`).
-  for (const w of rest) {
-    const m = /^[^:\s]*:(?!\/\/)(.+)$/.exec(w.text);
-    if (m && !w.text.startsWith('-') && m[1]) refs.push({ word: { text: m[1].replace(/^\.\//, ''), literal: w.literal }, access: 'read', via: `git ${call.sub ?? ''} ${w.text.split(':')[0]}:`.trim() });
+  for (const w0 of rest) {
+    // In an option's value too (`--reuse-message=HEAD:priv/x`, `--blob=…`), and the index forms `:path`, `:0:path`.
+    const w = w0.text.startsWith('-') ? { ...w0, text: w0.text.includes('=') ? w0.text.slice(w0.text.indexOf('=') + 1) : '' } : w0;
+    const m = /^(?::[0-3]:|[^:\s]*:)(?!\/\/)(.+)$/.exec(w.text);
+    if (m && m[1]) refs.push({ word: { text: m[1].replace(/^\.\//, ''), literal: w.literal }, access: 'read', via: `git ${call.sub ?? ''} ${w.text.split(':')[0]}:`.trim() });
   }
   // Files named by options (--output=F, archive -o F, --add-file=F, grep -f F…) and both sides of diff --no-index.
   for (const f of gitFiles(words)) if (f.word.text !== '-') refs.push({ ...f, word: base0(dir, f.word) });
@@ -302,24 +304,23 @@ export function runsCodeFromText(prog: string, words: CommandWord[]): string | n
 
 /** make's options that take no value, or a value that is no makefile (numbers, a folder). */
 const MAKE_FLAGS = /^(-[sknBiqrRwSteLpdv]+|--(silent|quiet|keep-going|just-print|dry-run|recon|always-make|ignore-errors|question|no-builtin-rules|no-builtin-variables|print-directory|no-print-directory|no-keep-going|stop|touch|environment-overrides|check-symlink-times|print-data-base|debug|version|trace|warn-undefined-variables)|-j[0-9]*|--jobs(=[0-9]+)?|-l[0-9.]*|--load-average(=[0-9.]+)?|-O[a-z]*|--output-sync(=[a-z]+)?|-C.+|--directory=.+)$/;
-/** Variables that change how make reads makefiles or runs recipes. */
-const MAKE_VARS = /^(SHELL|\.SHELLFLAGS|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|MAKESHELL|MAKEOVERRIDES|MAKE|\.RECIPEPREFIX)\+?:{0,3}=/;
 
 /**
  * make runs the recipes of the makefiles in the folder (a script, judged as the program `make`);
- * anything else that gives it recipes in the command is code: `--eval` (any prefix), `-E`, a
- * makefile from its input or a substitution, `VAR=$(shell …)`, SHELL / .SHELLFLAGS / MAKEFLAGS /
- * MAKEFILES. Only plain targets, plain variable values, `-f FILE` and the options above pass.
+ * anything that gives it recipes or values in the command is code: `--eval` (any prefix), `-E`,
+ * a makefile from its input or a substitution, and every `NAME=value` (`CC='…;'` reaches a built-in
+ * rule's recipe, `X!=cmd` runs cmd, SHELL / .SHELLFLAGS / MAKEFLAGS). Only plain targets,
+ * `-f FILE`, `-C DIR` and the options above pass.
  */
 function makeRunsGiven(words: CommandWord[]): string | null {
-  const code = 'make runs recipes given in the command (--eval, a makefile from its input, $(shell …), SHELL…)';
+  const code = 'make runs recipes given in the command (--eval, a makefile from its input, NAME=value…)';
+  // A makefile that is not a plain file: `-`, a device or /proc entry however spelled (`dev/stdin` under -C /).
+  const special = (f: string) => f === '-' || /(^|\/)(dev|proc)(\/|$)/.test(f.replace(/\/+/g, '/'));
   for (let i = 1; i < words.length; i++) {
     const w = words[i]!;
     const t = w.text;
-    if (!w.literal) return code;
-    // A makefile that is not a plain file: `-`, /dev/stdin, /proc/self/fd/0 (however spelled).
-    const special = (f: string) => { const n = f.replace(/\/+/g, '/').replace(/\/(\.\/)+/g, '/'); return n === '-' || /^\/(dev|proc)\//.test(n); };
-    if (t === '-f' || t === '--file' || t === '--makefile' || t === '-C' || t === '--directory' || t === '-j' || t === '-l' || t === '-o' || t === '-W' || t === '-I') {
+    if (!w.literal || t.includes('`') || (!t.startsWith('-') && t.includes('='))) return code;
+    if (t === '-f' || t === '--file' || t === '--makefile' || t === '-C' || t === '--directory' || t === '-o' || t === '-W' || t === '-I') {
       const v = words[++i];
       if (!v || !v.literal || ((t === '-f' || t === '--file' || t === '--makefile') && special(v.text))) return code;
       continue;
@@ -328,7 +329,6 @@ function makeRunsGiven(words: CommandWord[]): string | null {
     if (file) { if (special(file[2]!)) return code; continue; }
     if (MAKE_FLAGS.test(t)) continue;
     if (t.startsWith('-')) return code;
-    if (t.includes('=')) { if (MAKE_VARS.test(t) || /\$/.test(t)) return code; continue; }
   }
   return null;
 }

@@ -7,8 +7,8 @@ import type { SyntaxNode } from './parser.js';
  * every variable it names, recursively: `echo 'a[$(cmd)]'; test -v 'b[_]'` ran cmd through `$_`.
  * So a name that a builtin takes must be plain, with at most a literal integer subscript.
  */
-/** Variables whose value bash runs as code later, or that change what a command name or a `cd` means. */
-export const CODE_VAR_NAMES = 'PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_CMDS|BASH_ALIASES|BASH_FUNC_\\S*|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PATH|CDPATH';
+/** Variables whose value bash runs as code later, or that change what a command name, a `cd` or make's reading of makefiles means. */
+export const CODE_VAR_NAMES = 'PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_CMDS|BASH_ALIASES|BASH_FUNC_\\S*|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PATH|CDPATH|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES';
 
 const SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[(-?[0-9]+|@|\*)\])?$/;
 
@@ -118,7 +118,11 @@ export function nameRisk(prog: string, words: CommandWord[], assigns: CommandWor
       // `wait -n $o 'b[_]'` with o=-p: a word known only when it runs, then another word.
       if (words.slice(1, -1).some((w) => !w.literal) || words.some((w) => !w.literal && (w.split || /[{[]/.test(w.text)))) return 'wait with an option known only when it runs (it may be -p NAME): write options literally, and quote a pid as "$pid"';
       break;
-    case 'getopts': names = words.slice(2, 3); break;
+    case 'getopts':
+      // A brace or glob word may put another name in the name's place (`getopts {a,OPTIND}`).
+      if (words.slice(1).some((w) => w.split)) return 'getopts with a word bash may split into several words: write the option string and the name literally';
+      names = words.slice(2, 3);
+      break;
     case 'printf': {
       const i = words.findIndex((w) => w.text.startsWith('-v'));
       if (i > 0) names = [words[i]!.text === '-v' ? words[i + 1]! : { ...words[i]!, text: words[i]!.text.slice(2) }];

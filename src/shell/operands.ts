@@ -25,8 +25,8 @@ export function pathTexts(text: string): string[] {
   }
   const more = out.flatMap((t) => {
     const url = /^file:(\/\/[^/]*)?(\/.*)$/i.exec(t);
-    // `@file`: a response file (gcc, ld, javac), curl's `-d @f` / `-F x=@f`.
-    return url ? [decodeURIComponentSafe(url[2]!)] : t.startsWith('@') ? [t.slice(1)] : [];
+    // `@file`: a response file (gcc, ld, javac), curl's `-d @f`, `-F x=@f`, `--data-urlencode x@f`, `-F 'x=<f'`.
+    return url ? [decodeURIComponentSafe(url[2]!)] : [...(t.includes('@') ? [t.slice(t.indexOf('@') + 1)] : []), ...(t.includes('<') ? [t.slice(t.indexOf('<') + 1)] : [])];
   });
   // Quoted text inside a word: code for an interpreter or awk (`open('priv/x')`, `getline < "priv/x"`),
   // best effort — code can build a path that appears nowhere.
@@ -64,11 +64,20 @@ const LIST_OPTS = ['--files-from', '--files0-from', '--pathspec-from-file'];
 export function pathsFromFile(prog: CommandWord | undefined, words: CommandWord[]): CommandWord | null {
   const name = prog ? prog.text.slice(prog.text.lastIndexOf('/') + 1) : '';
   if (name === 'cpio' && prog) return prog;
-  for (const w of words) {
+  // git apply / am: the paths are in the patch (a file or stdin).
+  if (name === 'git') {
+    const sub = words.find((w, i) => !w.text.startsWith('-') && !/^-[Cc]$/.test(words[i - 1]?.text ?? ''));
+    if (sub && (sub.text === 'apply' || sub.text === 'am')) return sub;
+  }
+  for (const [i, w] of words.entries()) {
     if (w.text.startsWith('--') && w.text !== '--') {
       const opt = w.text.split('=')[0]!;
       if (opt.length > 4 && LIST_OPTS.some((o) => o.startsWith(opt))) return w;
-    } else if ((name === 'tar' && /^-[A-Za-z]*T/.test(w.text)) || (name === 'zip' && w.text === '-@')) return w;
+      // curl's config file names URLs (file:…) no word shows.
+      if (name === 'curl' && opt.length > 3 && '--config'.startsWith(opt)) return w;
+    } else if (name === 'tar' && (/^-[A-Za-z]*T/.test(w.text) || (i === (words[0] === prog ? 1 : 0) && /^[A-Za-z]*T/.test(w.text)))) return w;
+    else if (name === 'zip' && /^-[A-Za-z0-9]*@/.test(w.text)) return w;
+    else if (name === 'curl' && /^-[A-Za-z]*K/.test(w.text)) return w;
   }
   return null;
 }

@@ -5,6 +5,7 @@
 // met with `X=1`, `/bin/…` or git's global options, compgen / jobs -x, and launchers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
@@ -340,4 +341,33 @@ test('git: ids from a substitution or stdin, read-tree and update-index do not b
     assert.equal(git('tag', '-l'), '');
     assert.equal(existsSync(path.join(dir, 'sub/y')), false);
   } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
+});
+
+// Fifth review (helper-49).
+test('make given values in the command asks (X!=cmd, SHELL =, CC=…, -j then --eval, dev/stdin under -C, MAKEFLAGS exported)', async () => {
+  const policy = policyFromYaml('mode: ci\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\nrules:\n  - { tool: run_command, command: ["touch"], decision: deny }\n  - { tool: "*", decision: allow }\n');
+  const bad = await attempts(policy, [
+    "make 'X!=touch P' nothing", "make 'SHELL =/usr/bin/touch' '.SHELLFLAGS =P' foo", "make CC='touch P;' foo",
+    "make -j '--eval=x:;touch P' x", "make -C / -f proc/self/cwd/m x", "read -r MAKEFLAGS <<< '--eval=x:;touch\\ P'; export MAKEFLAGS; make x",
+  ], { touch: true }, (dir) => { writeFileSync(path.join(dir, 'foo.c'), 'int main(){return 0;}\n'); writeFileSync(path.join(dir, 'm'), 'x:\n\ttouch P\n'); });
+  assert.deepEqual(bad, []);
+});
+
+test('getopts with a brace word evaluates no name it did not show', async () => {
+  const bad = await attempts(ALLOWLIST, ["set -- -a; read a <<< 'b[$(touch P)]'; getopts {a,OPTIND}"]);
+  assert.deepEqual(bad, []);
+});
+
+test('without a sandbox: git index paths and REV:path in option values, git apply, old-style tar T, zip -q@, curl -K and x@file are judged', async () => {
+  const bad = await attempts(PATHDENY, [
+    'git add -A >/dev/null 2>&1; git tag t :0:priv/secret.txt && git for-each-ref --format="%(raw)" refs/tags/t',
+    'git config --blob=HEAD:priv/secret.txt --list',
+    "git apply --cached <<'X'\ndiff --git a/priv/secret.txt b/pub.txt\nsimilarity index 100%\ncopy from priv/secret.txt\ncopy to pub.txt\nX\ngit restore pub.txt && cat pub.txt",
+    'tar cT - <<< priv/secret.txt | tar xO', 'zip -0q@ - <<< priv/secret.txt | cat -v',
+    "curl -s -K - <<< 'url = \"file:///proc/self/cwd/pri%76/secret.txt\"'", 'curl -s --data-urlencode x@priv/secret.txt file:///dev/null',
+  ], { priv: true }, (dir) => {
+    execFileSync('git', ['init', '-q'], { cwd: dir }); execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'add', '-A'], { cwd: dir });
+    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'x'], { cwd: dir });
+  });
+  assert.deepEqual(bad, []);
 });
