@@ -150,7 +150,9 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
               try { real = realpathSync.native(abs); } catch { /* missing: judged as written */ }
               if (real !== null && real !== abs) t = ruleTarget(label, relInRoots(o.workspace.roots, real), false, o);
             }
-            if (t) out.push(t);
+            // Deny only: an ask rule on a reader's file is asked through resolve() (fileTarget), one
+            // message for every state of the path; an operand's ask would name the default instead.
+            if (t && t.kind === 'command' && t.deny_reason) out.push(t);
           }
         }
       }
