@@ -210,7 +210,8 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     out.parts[out.parts.length - 1]!.text = `${wordsText([...assigns, ...words])}  (${prog} may evaluate quoted code in a subscript)`;
     return;
   }
-  const code = runsCodeFromText(prog, words) ?? ((prog === 'make' || prog === 'gmake') && assigns.some((w) => /^(SHELL|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|MAKESHELL)=/.test(w.text)) ? 'make reads MAKEFLAGS / MAKEFILES / SHELL from the environment' : null);
+  // (MAKEFLAGS and MAKEFILES are refused as code variables above.)
+  const code = runsCodeFromText(prog, words) ?? ((prog === 'make' || prog === 'gmake') && assigns.some((w) => /^(SHELL|MAKESHELL)=/.test(w.text)) ? 'make reads SHELL from the environment' : null);
   if (code) {
     // Not a deny: a person may still approve it; but no prefix rule can allow it.
     push([unknown(`${wordsText(words)}`)]);

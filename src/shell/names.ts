@@ -36,7 +36,8 @@ export function assignedName(text: string): string | null {
  * bash's own integer variables: any value assigned to them is evaluated as arithmetic
  * (`read RANDOM <<< 'a[$(cmd)]'` ran cmd). Only a literal integer may be stored in them.
  */
-export const INT_VAR = /^(RANDOM|SRANDOM|OPTIND|HISTCMD|BASHPID|LINENO|SECONDS|EPOCHSECONDS|EPOCHREALTIME)(\[|$)/;
+const INT_VAR_NAMES = 'RANDOM|SRANDOM|OPTIND|HISTCMD|BASHPID|LINENO|SECONDS|EPOCHSECONDS|EPOCHREALTIME';
+export const INT_VAR = new RegExp(`^(${INT_VAR_NAMES})(\\[|$)`);
 
 /**
  * Subscripts in a compound array value `(…[SUB]=v…)`: each must be a literal integer. A quoted
@@ -156,7 +157,7 @@ export function nameRisk(prog: string, words: CommandWord[], assigns: CommandWor
 }
 
 /** Loop variables refused: code variables, the ones that change a cd, and bash's integer variables. */
-export const LOOP_CODE_VAR = new RegExp(`^(${CODE_VAR_NAMES}|OLDPWD|IFS|RANDOM|SRANDOM|OPTIND|HISTCMD|BASHPID|LINENO|SECONDS|EPOCHSECONDS|EPOCHREALTIME)$`);
+export const LOOP_CODE_VAR = new RegExp(`^(${CODE_VAR_NAMES}|OLDPWD|IFS|${INT_VAR_NAMES})$`);
 
 /** `{NAME}>f` / `{a[_]}<f`: the word just before the redirection, glued to it, is a brace-enclosed name. */
 export function namedDescriptor(redirect: SyntaxNode): boolean {

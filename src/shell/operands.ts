@@ -1,7 +1,6 @@
 import type { CommandWord } from '../core/types.js';
-import type { CommandPart } from './analyze.js';
+import { isAssignment, type CommandPart } from './analyze.js';
 
-const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 /** Longest option word whose glued suffixes are tried as paths. */
 const MAX_SUFFIXED = 256;
 
@@ -42,7 +41,7 @@ function decodeURIComponentSafe(s: string): string {
 export function operandWords(p: CommandPart): { prog: CommandWord | undefined; words: CommandWord[] } {
   const ws = p.asWritten ?? p.words;
   let i = 0;
-  while (i < ws.length && ASSIGNMENT_WORD.test(ws[i]!.text)) i++;
+  while (i < ws.length && isAssignment(ws[i]!)) i++;
   const prog = ws[i];
   return { prog, words: [...(prog && prog.text.includes('/') ? [prog] : []), ...ws.slice(i + 1)] };
 }
