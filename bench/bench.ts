@@ -75,7 +75,8 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
   const g = `${label}`;
   const tg = await startToolgate(root);
   const fsS = await startFs(root);
-  const tgFallback = await startToolgate(root, { TOOLGATE_RG: 'off' });
+  const tgFallback = await startToolgate(root, WALKER_ENV);
+  const tgRg = await startToolgate(root, { TOOLGATE_GLOB_ENGINE: 'ripgrep' });
   const reps = quick ? 3 : 5;
   try {
     const readRel = info?.sampleFile4k ?? values['tree-read'];
@@ -112,7 +113,7 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
       rows.push({ group: g, op: `list_dir ${info ? '~100 entries' : dir} (p50 of 50)`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readdir+stat', note: `${counts}; fs server: names and [FILE]/[DIR] only` });
       if (fs2) rows.push({ group: g, op: 'list_dir, against the fs server listing with sizes', toolgate: median(t), fsserver: median(fs2), baseline: median(b), baselineName: 'readdir+stat', note: 'fs server: list_directory_with_sizes (a stat per entry, as list_dir)' });
     }
-    if (tg.tools.has('glob')) for (const sub of info ? ['pkg000'] : values['tree-glob'] ?? ['.']) await globRow(g, root, tg, tgFallback, fsS, sub, reps);
+    if (tg.tools.has('glob')) for (const sub of info ? ['pkg000'] : values['tree-glob'] ?? ['.']) await globRow(g, root, tg, tgFallback, fsS, sub, reps, tgRg);
     if (tg.tools.has('grep')) await grepRow(g, root, tg, tgFallback, info ? NEEDLE : 'TODO', reps);
     if (info && tg.tools.has('edit_file')) {
       resetEditFiles(root);
@@ -158,15 +159,22 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
     }
     notePeak(tg, fsS);
   } finally {
-    await Promise.allSettled([tg.close(), fsS.close(), tgFallback.close()]);
+    await Promise.allSettled([tg.close(), fsS.close(), tgFallback.close(), tgRg.close()]);
   }
 }
 
-async function globRow(g: string, root: string, tg: Connected, tgFallback: Connected, fsS: Connected | null, sub: string, reps: number) {
+/** The walker servers: grep without ripgrep, glob on its built-in walker (not the index). */
+const WALKER_ENV = { TOOLGATE_RG: 'off', TOOLGATE_GLOB_ENGINE: 'walker' };
+
+async function globRow(g: string, root: string, tg: Connected, tgFallback: Connected, fsS: Connected | null, sub: string, reps: number, tgRg?: Connected) {
   let n = 0;
   let stopped: string | null = null;
+  let engine = '';
   const args = { pattern: '**/*.h', path: sub, limit: 10_000 };
-  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'glob', args); n = (r.data as { total: number }).total; stopped = (r.data as { stopped: string | null }).stopped; });
+  // The first call of this pattern on this server (the index reads every folder it has not seen).
+  const first = (await timeRuns(1, () => callOk(tg, 'glob', args), 0))[0]!;
+  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'glob', args); n = (r.data as { total: number }).total; stopped = (r.data as { stopped: string | null }).stopped; engine = (r.data as { engine: string }).engine; });
+  const viaRg = tgRg && rgPath ? await timeRuns(reps, () => callOk(tgRg, 'glob', args)) : [];
   const fb = await timeRuns(reps, () => callOk(tgFallback, 'glob', args));
   const f = fsS && !skip.has('fs-glob') ? await timeRuns(Math.min(reps, 3), () => callOk(fsS, 'search_files', { path: path.join(root, sub), pattern: '**/*.h' }), 0) : [];
   const gb = await timeRuns(reps, () => globby('**/*.h', { cwd: path.join(root, sub), gitignore: true, followSymbolicLinks: false }));
@@ -179,7 +187,8 @@ async function globRow(g: string, root: string, tg: Connected, tgFallback: Conne
       .then((r) => String(r.stdout).split('\n').filter(Boolean).length, () => 0);
     note = check(`${g}: glob **/*.h in ${sub}${stopped ? ` (toolgate stopped: ${stopped})` : ''}`, n, (await rgLines(['--files', '--no-require-git', '-g', '*.h', sub], root)).length + links, 'rg --files + find -type l');
   }
-  rows.push({ group: g, op: `glob **/*.h in ${sub}/`, toolgate: median(t), fsserver: f.length ? median(f) : undefined, baseline: b.length ? median(b) : undefined, baselineName: 'rg --files -g', note });
+  rows.push({ group: g, op: `glob **/*.h in ${sub}/`, toolgate: median(t), fsserver: f.length ? median(f) : undefined, baseline: b.length ? median(b) : undefined, baselineName: 'rg --files -g', note: [note, `engine ${engine}`, `first call ${fmt(first)} ms`].filter(Boolean).join('; ') });
+  if (viaRg.length) rows.push({ group: g, op: 'glob, ripgrep engine (TOOLGATE_GLOB_ENGINE=ripgrep)', toolgate: median(viaRg), baseline: b.length ? median(b) : undefined, baselineName: 'rg --files -g', note: 'rg --files lists, every entry judged and re-checked' });
   rows.push({ group: g, op: 'glob, built-in walker (no rg)', toolgate: median(fb), baseline: median(gb), baselineName: 'globby in-process', note: 'globby: gitignore, no symlinks, no sandbox checks' });
 }
 
@@ -244,7 +253,7 @@ async function benchScaling(sizes: number[]) {
     const info = ensureTree(path.join(DATA, `ktree-${size}`), size);
     const g = `scaling ${info.files} files`;
     const tg = await startToolgate(info.root);
-    const tgFallback = await startToolgate(info.root, { TOOLGATE_RG: 'off' });
+    const tgFallback = await startToolgate(info.root, WALKER_ENV);
     try {
       await globRow(g, info.root, tg, tgFallback, null, '.', quick ? 2 : 3);
       await grepRow(g, info.root, tg, tgFallback, NEEDLE, quick ? 2 : 3);

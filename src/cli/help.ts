@@ -35,8 +35,11 @@ Environment:
   TOOLGATE_STARTER    off: start rg and commands directly from the server instead of through
                       its small starter process (Linux; used once the server holds 96 MB or
                       more: a fork's cost grows with the memory of the process that forks)
+  TOOLGATE_GLOB_ENGINE  how glob lists a big folder: index (default: each folder's entries
+                      remembered, re-checked by one look at the folder), ripgrep (rg --files),
+                      walker (the built-in walker, reading every folder)
   TOOLGATE_GLOB_WALK_MAX  glob walks a folder of up to this many entries itself before it
-                      starts ripgrep (default 1000; 0: always ripgrep when present)
+                      uses its engine (default 1000; 0: always the engine)
   TOOLGATE_GREP_WALK_MAX  grep searches a folder of up to this many entries (and 2 MB) itself
                       before it starts ripgrep (default 1000; 0: always ripgrep when present)
   TOOLGATE_SANDBOX    none: act as if bubblewrap were not installed (auto → no sandbox)

@@ -33,17 +33,21 @@ export function writeIn(root: string, rel: string, content: string | Buffer = ''
 }
 
 /**
- * Runs `f` with grep and glob set to one engine (TOOLGATE_RG off for the built-in one; for
- * ripgrep, grep's small-folder search off too: TOOLGATE_GREP_WALK_MAX=0), then restores both.
+ * Runs `f` with grep and glob set to one engine — 'rg': ripgrep (TOOLGATE_GLOB_ENGINE=ripgrep, and
+ * grep's small-folder search off: TOOLGATE_GREP_WALK_MAX=0); 'builtin': the walker for glob
+ * (TOOLGATE_GLOB_ENGINE=walker) and TOOLGATE_RG off for grep; 'index': glob's folder index, grep
+ * as by default — then restores them.
  */
-export async function withEngine<T>(engine: 'rg' | 'builtin', f: () => Promise<T>): Promise<T> {
-  const saved = { rg: process.env.TOOLGATE_RG, walk: process.env.TOOLGATE_GREP_WALK_MAX };
-  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
+export async function withEngine<T>(engine: 'rg' | 'builtin' | 'index', f: () => Promise<T>): Promise<T> {
+  const keys = ['TOOLGATE_RG', 'TOOLGATE_GREP_WALK_MAX', 'TOOLGATE_GLOB_ENGINE'] as const;
+  const saved = keys.map((k) => [k, process.env[k]] as const);
+  process.env.TOOLGATE_RG = engine === 'builtin' ? 'off' : '';
   if (engine === 'rg') process.env.TOOLGATE_GREP_WALK_MAX = '0';
+  process.env.TOOLGATE_GLOB_ENGINE = engine === 'rg' ? 'ripgrep' : engine === 'builtin' ? 'walker' : 'index';
   try {
     return await f();
   } finally {
-    for (const [k, v] of [['TOOLGATE_RG', saved.rg], ['TOOLGATE_GREP_WALK_MAX', saved.walk]] as const) {
+    for (const [k, v] of saved) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { verifyAudit } from '../../src/audit/verify.js';
 import type { Envelope } from '../../src/core/envelope.js';
-import { Harness, policyFromYaml } from '../../src/testing/helpers.js';
+import { Harness, policyFromYaml, withEngine } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { DENIED_DIRS, GATE_POLICY, gateTree, HIDDEN_NAMES, normalise, probes, RULE_TEXT, SECRET_TEXT, type GateTree } from './gate-fixture.js';
 
@@ -156,27 +156,23 @@ describe('rules hold in walks', () => {
     });
   }
 
-  test('glob and list_dir leave denied and asked entries out (glob: both engines)', async () => {
-    const saved = process.env.TOOLGATE_RG;
+  test('glob and list_dir leave denied and asked entries out (glob: every engine)', async () => {
     const rgFound = await locateRg({ ...process.env, TOOLGATE_RG: '' });
-    try {
-      for (const rg of rgFound ? ['', 'off'] : ['off']) {
-        process.env.TOOLGATE_RG = rg;
+    for (const engine of rgFound ? ['rg', 'builtin', 'index'] as const : ['builtin', 'index'] as const) {
+      await withEngine(engine, async () => {
         for (const args of [{ pattern: '**' }, { pattern: '**', hidden: true, gitignore: false }, { pattern: 'priv/*' }, { pattern: 'd1/**/*' }, { pattern: '**/x' }, { pattern: '**', path: 'd1' }]) {
           const env = await h.call('glob', args);
           // A pattern whose literal base is denied is refused as a path would be; anything else runs.
           if (args.pattern.startsWith('priv/')) assert.equal(env.error?.code, 'ToolNotAllowed');
           else {
             assert.equal(env.ok, true, env.text);
-            assert.equal((env.data as { engine: string }).engine, rg === '' ? 'ripgrep' : 'builtin');
+            assert.equal((env.data as { engine: string }).engine, engine === 'rg' ? 'ripgrep' : engine);
           }
-          assert.deepEqual(walkLeaks(env, args.pattern), [], `${rg || 'rg'} ${JSON.stringify(args)}: ${JSON.stringify(env.data)}`);
+          assert.deepEqual(walkLeaks(env, args.pattern), [], `${engine} ${JSON.stringify(args)}: ${JSON.stringify(env.data)}`);
         }
         const g = await h.call('glob', { pattern: '**' });
         assert.ok(((g.data as { skipped_by_policy?: number }).skipped_by_policy ?? 0) >= 1, JSON.stringify(g.data));
-      }
-    } finally {
-      if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
+      });
     }
     for (const p of ['.', 'd1', 'd1/d2']) {
       const env = await h.call('list_dir', { path: p, hidden: true, gitignore: false });
@@ -194,11 +190,12 @@ describe('rules hold in walks', () => {
       ['grep', { pattern: 'line', path: '.', output_mode: 'count' }], ['grep', { pattern: 'nothing-matches-this', path: '.' }],
       ['list_dir', { path: '.', hidden: true }], ['list_dir', { path: 'd1/d2' }],
     ];
-    const view = (e: Envelope) => JSON.stringify({ ok: e.ok, text: e.text, data: e.data, stats: { ...e.stats, duration_ms: 0 } }).replace(/"mtime_ms":\d+/g, '');
-    const saved = process.env.TOOLGATE_RG;
-    try {
-      for (const rg of ['off', undefined]) {
-        if (rg) process.env.TOOLGATE_RG = rg; else delete process.env.TOOLGATE_RG;
+    // unchanged_folder_files counts files taken from folders unchanged for a moment: it tells that
+    // a folder's entries changed lately, as its mtime in list_dir does, and nothing of what.
+    const view = (e: Envelope) => JSON.stringify({ ok: e.ok, text: e.text, data: e.data, stats: { ...e.stats, duration_ms: 0, unchanged_folder_files: 0 } }).replace(/"mtime_ms":\d+/g, '');
+    const rgFound = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+    for (const engine of rgFound ? ['builtin', 'index', 'rg'] as const : ['builtin', 'index'] as const) {
+      await withEngine(engine, async () => {
         const before = await Promise.all(calls.map(([t, a]) => h.call(t, a).then(view)));
         for (const d of DENIED_DIRS) {
           mkdirSync(path.join(tree.ws, d, 'more-hidden'), { recursive: true });
@@ -212,10 +209,8 @@ describe('rules hold in walks', () => {
         for (const d of DENIED_DIRS) rmSync(path.join(tree.ws, d, 'more-hidden'), { recursive: true });
         for (let i = 0; i < 5; i++) rmSync(path.join(tree.ws, 'pub', `k${i}.pem`));
         rmSync(path.join(tree.ws, 'pub/nested/.ssh'), { recursive: true });
-        calls.forEach(([t, a], i) => assert.equal(afterAdd[i], before[i], `${rg ?? 'rg'} ${t} ${JSON.stringify(a)} changed with the denied folder's contents`));
-      }
-    } finally {
-      if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
+        calls.forEach(([t, a], i) => assert.equal(afterAdd[i], before[i], `${engine} ${t} ${JSON.stringify(a)} changed with the denied folder's contents`));
+      });
     }
   });
 

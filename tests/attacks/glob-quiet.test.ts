@@ -116,26 +116,29 @@ test('quietFolders with the lister\'s start: a folder is old once its ctime is i
   assert.equal(q('a/b'), false, 'a/b changed just now');
 });
 
-test('racing on a settled tree: a folder swapped for a link to outside, over and over, never brings an outside name into glob; quiet folders are still taken', { skip: skipOffLinux, timeout: 60_000 }, async (t) => {
+for (const engine of ['ripgrep', 'index'] as const) {
+test(`racing on a settled tree (${engine} engine): a folder swapped for a link to outside, over and over, never brings an outside name into glob; quiet folders are still taken`, { skip: skipOffLinux, timeout: 60_000 }, async (t) => {
   const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
-  if (!rg) return t.skip('needs ripgrep (rg) on PATH');
+  if (!rg && engine === 'ripgrep') return t.skip('needs ripgrep (rg) on PATH');
   const f = tree();
   t.after(f.cleanup);
   for (let i = 0; i < 20; i++) writeFileSync(path.join(f.ws, 'c', `f${i}.h`), '');
   // Let every folder settle past the margin, so that quiet folders exist at all.
   await new Promise((r) => setTimeout(r, RACY_MS + 300));
-  const saved = { walk: process.env.TOOLGATE_GLOB_WALK_MAX, rg: process.env.TOOLGATE_RG };
+  const saved = { walk: process.env.TOOLGATE_GLOB_WALK_MAX, rg: process.env.TOOLGATE_RG, engine: process.env.TOOLGATE_GLOB_ENGINE };
   process.env.TOOLGATE_GLOB_WALK_MAX = '0';
   process.env.TOOLGATE_RG = '';
+  process.env.TOOLGATE_GLOB_ENGINE = engine;
   // State outside the workspace: the audit's first write would otherwise add .toolgate/ to the root (a change).
   const h = new Harness([f.ws], { stateDir: path.join(f.dir, 'state') });
   t.after(() => {
     h.close();
     if (saved.walk === undefined) delete process.env.TOOLGATE_GLOB_WALK_MAX; else process.env.TOOLGATE_GLOB_WALK_MAX = saved.walk;
     if (saved.rg === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved.rg;
+    if (saved.engine === undefined) delete process.env.TOOLGATE_GLOB_ENGINE; else process.env.TOOLGATE_GLOB_ENGINE = saved.engine;
   });
   const first = await h.call('glob', { pattern: '**/*.h' }) as Envelope & { data: { files: string[]; engine: string }; stats: { unchanged_folder_files?: number } };
-  assert.equal(first.data.engine, 'ripgrep');
+  assert.equal(first.data.engine, engine);
   assert.equal(first.stats.unchanged_folder_files, 22, 'control: on a settled tree every file is taken from a quiet folder');
   const swapper = await startFolderSwapper(path.join(f.ws, 'a/b'), f.out);
   let leaked = 0;
@@ -155,6 +158,7 @@ test('racing on a settled tree: a folder swapped for a link to outside, over and
   assert.ok(quietTaken > 0, 'control: files in c/ (untouched) were still taken as quiet');
   assert.ok(insideSeen > 0, 'control: the inside file was found at least once');
 });
+}
 
 test('quietFolders.all: the same answers as one folder at a time; a folder on the way swapped for a link after its first look makes nothing below it quiet', { skip: skipOffLinux }, (t) => {
   const f = tree();

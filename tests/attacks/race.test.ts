@@ -87,17 +87,19 @@ test(`${READS} glob calls into the swapping folder: zero escapes`, async (t) => 
   await hammer('glob', { pattern: '**', path: 'swap' });
 });
 
-test(`${READS / 5} glob calls from the root, walking past the swapping folder (both engines): zero escapes`, async (t) => {
+test(`${READS / 5} glob calls from the root, walking past the swapping folder (every engine): zero escapes`, async (t) => {
   const tools = (await client.listTools()).tools.map((x) => x.name);
   if (!tools.includes('glob')) return t.skip('glob is not registered');
-  // The server picks ripgrep when it finds it (rg --files reads swap/ by name, the listing is re-checked on disk);
-  // a second server without it runs the walker.
-  // The first server inherits this process's environment (CI's second pass sets TOOLGATE_RG=off).
+  // The server uses its folder index by default (each folder's entries remembered, the listing
+  // re-checked on disk); a second server lists with ripgrep when it finds it (rg --files reads swap/
+  // by name), a third runs the walker. CI's second pass sets TOOLGATE_RG=off: then the second walks.
   const rg = await locateRg();
-  const servers: Array<[string, Client]> = [[rg ? 'ripgrep' : 'builtin', client]];
-  const off = await connectStdio(['--workspace', ws], { env: { TOOLGATE_RG: 'off' } });
-  t.after(() => off.close().catch(() => {}));
-  servers.push(['builtin', off.client]);
+  const servers: Array<[string, Client]> = [['index', client]];
+  for (const [engine, env] of [[rg ? 'ripgrep' : 'builtin', { TOOLGATE_GLOB_ENGINE: 'ripgrep' }], ['builtin', { TOOLGATE_GLOB_ENGINE: 'walker' }]] as const) {
+    const other = await connectStdio(['--workspace', ws], { env });
+    t.after(() => other.close().catch(() => {}));
+    servers.push([engine, other.client]);
+  }
   for (const [engine, c] of servers) {
     for (let i = 0; i < READS / 5; i += BATCH) {
       const batch = Array.from({ length: BATCH }, (_, k) => c.callTool({ name: 'glob', arguments: k % 2 ? { pattern: '**', hidden: true, gitignore: false } : { pattern: '**/*.txt' } }, undefined, { timeout: 60_000 }));

@@ -11,7 +11,7 @@ import type { Envelope } from '../../src/core/envelope.js';
 import { runCall } from '../../src/core/pipeline.js';
 import { Session } from '../../src/core/session.js';
 import { SessionRoots } from '../../src/server/session-roots.js';
-import { Harness, policyFromYaml } from '../../src/testing/helpers.js';
+import { Harness, policyFromYaml, withEngine } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { deniedLeaks as leaks, GATE_POLICY, gateTree, HIDDEN_NAMES, REFUSED, SECRET_TEXT, type GateTree } from './gate-fixture.js';
 
@@ -95,24 +95,23 @@ describe('glob patterns that name the denied folder', () => {
     ['**/hidden-*', undefined], ['**/*ledger*', undefined], ['priv', undefined], ['*/x', undefined], ['**/sub/*', undefined], ['**/d3/**', undefined],
     ['**', 'pub'], ['in/*', 'pub'], ['in*/**', 'pub'], ['**/*', 'd1'], ['d*/**', 'd1/d2'], ['[p]riv/**', undefined], ['@(priv)/**', undefined], ['+(priv|pub)/**', undefined],
   ];
-  test('every pattern runs or is refused, and never names anything inside (both glob engines)', async () => {
+  test('every pattern runs or is refused, and never names anything inside (every glob engine)', async () => {
     const h = harness(GATE_POLICY);
-    const saved = process.env.TOOLGATE_RG;
     const rgFound = await locateRg({ ...process.env, TOOLGATE_RG: '' });
     try {
-      for (const rg of rgFound ? ['', 'off'] : ['off']) {
-        process.env.TOOLGATE_RG = rg;
-        for (const [pattern, where] of patterns) {
-          for (const extra of [{}, { hidden: true, gitignore: false }]) {
-            const env = await h.call('glob', { pattern, ...(where ? { path: where } : {}), ...extra });
-            if (!env.ok) assert.ok(REFUSED.has(env.error!.code), `${pattern}: ${env.error!.code}`);
-            else assert.equal((env.data as { engine: string }).engine, rg === '' ? 'ripgrep' : 'builtin');
-            assert.deepEqual(leaks(env, [pattern]), [], `${rg || 'rg'} ${pattern} in ${where ?? '.'}: ${JSON.stringify(env.data)}`);
+      for (const engine of rgFound ? ['rg', 'builtin', 'index'] as const : ['builtin', 'index'] as const) {
+        await withEngine(engine, async () => {
+          for (const [pattern, where] of patterns) {
+            for (const extra of [{}, { hidden: true, gitignore: false }]) {
+              const env = await h.call('glob', { pattern, ...(where ? { path: where } : {}), ...extra });
+              if (!env.ok) assert.ok(REFUSED.has(env.error!.code), `${pattern}: ${env.error!.code}`);
+              else assert.equal((env.data as { engine: string }).engine, engine === 'rg' ? 'ripgrep' : engine);
+              assert.deepEqual(leaks(env, [pattern]), [], `${engine} ${pattern} in ${where ?? '.'}: ${JSON.stringify(env.data)}`);
+            }
           }
-        }
+        });
       }
     } finally {
-      if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
       h.close();
     }
   });

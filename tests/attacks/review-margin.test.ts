@@ -149,8 +149,8 @@ for _ in range(2):
 
 type Files = Envelope & { data?: { files?: string[]; engine?: string; matches?: { text: string; file?: string }[] }; stats?: { unchanged_folder_files?: number } };
 
-for (const fsys of fileSystems()) {
-  test(`margin [${fsys.label}]: grep and glob race swappers on a tree settled 400 ms (quiet folders taken): a link to outside, a denied folder renamed into place, a hard link flickering in — nothing outside or denied reaches the answer`, { skip: skipOffLinux, timeout: 90_000 }, async (t) => {
+for (const fsys of fileSystems()) for (const engine of ['ripgrep', 'index'] as const) {
+  test(`margin [${fsys.label}, glob: ${engine}]: grep and glob race swappers on a tree settled 400 ms (quiet folders taken): a link to outside, a denied folder renamed into place, a hard link flickering in — nothing outside or denied reaches the answer`, { skip: skipOffLinux, timeout: 90_000 }, async (t) => {
     const rg = await locateRg();
     if (!rg) return t.skip('needs ripgrep (rg): TOOLGATE_RG is off or rg is not on PATH');
     const r = fsys.make();
@@ -159,9 +159,10 @@ for (const fsys of fileSystems()) {
     for (let i = 0; i < 10; i++) writeFileSync(path.join(ws, 'c', `f${i}.h`), 'needle c\n');
     writeFileSync(path.join(out, 'flick.h'), 'needle SECRET-HARDLINK\n');
     await sleep(400);
-    const saved = { walk: process.env.TOOLGATE_GLOB_WALK_MAX, rg: process.env.TOOLGATE_RG };
+    const saved = { walk: process.env.TOOLGATE_GLOB_WALK_MAX, rg: process.env.TOOLGATE_RG, engine: process.env.TOOLGATE_GLOB_ENGINE };
     process.env.TOOLGATE_GLOB_WALK_MAX = '0';
     process.env.TOOLGATE_RG = rg;
+    process.env.TOOLGATE_GLOB_ENGINE = engine;
     const state = tempDir('tg-review-margin-state-');
     const policy = policyFromYaml('paths:\n  deny: ["**/secret/**"]\nrules:\n  - tool: "*"\n    decision: allow\n');
     const h = new Harness([ws], { stateDir: state.dir, policy });
@@ -169,9 +170,10 @@ for (const fsys of fileSystems()) {
       h.close(); state.cleanup();
       if (saved.walk === undefined) delete process.env.TOOLGATE_GLOB_WALK_MAX; else process.env.TOOLGATE_GLOB_WALK_MAX = saved.walk;
       if (saved.rg === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved.rg;
+      if (saved.engine === undefined) delete process.env.TOOLGATE_GLOB_ENGINE; else process.env.TOOLGATE_GLOB_ENGINE = saved.engine;
     });
     const first = await h.call('glob', { pattern: '**/*.h' }) as Files;
-    assert.equal(first.data?.engine, 'ripgrep');
+    assert.equal(first.data?.engine, engine);
     assert.ok((first.stats?.unchanged_folder_files ?? 0) > 0, `control: on a tree 400 ms old quiet folders are taken (the FINE margin applies): ${JSON.stringify(first.stats)}`);
     const calm = await h.call('grep', { pattern: 'needle', output_mode: 'content' }) as Files;
     assert.ok(calm.ok && !JSON.stringify(calm.data).includes('SECRET'), `control: no secret when nothing races: ${JSON.stringify(calm.data).slice(0, 300)}`);

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import picomatch from 'picomatch';
-import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { Harness, policyFromYaml, tempDir, withEngine } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { compileGlobs, requiredLiterals } from '../../src/workspace/path-rules.js';
 import { GENESIS, hashLine } from '../../src/audit/record.js';
@@ -73,16 +73,12 @@ test('deny globs: a generated table of patterns and paths answers exactly as pla
 
 interface GlobData { files: string[]; total: number; skipped_by_policy?: number; engine: string; fallback_reason: string | null; truncated: boolean }
 
-async function globWith(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>) {
-  const saved = process.env.TOOLGATE_RG;
-  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
-  try {
+async function globWith(h: Harness, engine: 'rg' | 'builtin' | 'index', args: Record<string, unknown>) {
+  return withEngine(engine, async () => {
     const env = await h.call('glob', args) as { ok: boolean; data: GlobData; error?: { code: string } };
-    if (env.ok) assert.equal(env.data.engine, engine === 'rg' ? 'ripgrep' : 'builtin', `${JSON.stringify(args)}: ${env.data.fallback_reason}`);
+    if (env.ok) assert.equal(env.data.engine, engine === 'rg' ? 'ripgrep' : engine, `${JSON.stringify(args)}: ${env.data.fallback_reason}`);
     return env;
-  } finally {
-    if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
-  }
+  });
 }
 
 const ODD_POLICY = `
@@ -134,7 +130,13 @@ test('glob engines on odd names: newlines, \\r, leading -, option-like names, no
   ];
   for (const args of cases) {
     const b = await globWith(s.h, 'builtin', args);
-    const engines = rg ? [b, await globWith(s.h, 'rg', args)] : [b];
+    const ix = await globWith(s.h, 'index', args);
+    // The index answers as the walker does, except for a name that is not UTF-8: the walker
+    // returns it with U+FFFD; the index, as ripgrep, checks each name on disk, where that one names nothing.
+    const strict = (e: typeof b) => (e.ok ? { files: e.data.files.filter((f) => !f.includes('\uFFFD')), total: e.data.total - e.data.files.filter((f) => f.includes('\uFFFD')).length, skipped: e.data.skipped_by_policy } : e.error?.code);
+    assert.deepEqual(strict(ix), strict(b), `${JSON.stringify(args)}: index vs walker`);
+    assert.ok(!ix.ok || !ix.data.files.some((f) => f.includes('\uFFFD')), 'the index returns no name that is not UTF-8');
+    const engines = rg ? [b, await globWith(s.h, 'rg', args), ix] : [b, ix];
     for (const e of engines) {
       if (!e.ok) continue;
       const listed = JSON.stringify(e.data.files);
@@ -143,7 +145,7 @@ test('glob engines on odd names: newlines, \\r, leading -, option-like names, no
         assert.ok(!listed.includes(x), `${JSON.stringify(args)} (${e.data.engine}) leaks ${x}: ${listed}`);
       }
     }
-    if (engines.length === 2) {
+    if (rg) {
       const [x, y] = engines as [typeof b, typeof b];
       // Documented difference: a name that is not UTF-8 is returned with U+FFFD by the walker only.
       const view = (e: typeof b) => (e.ok ? { files: e.data.files.filter((f) => !f.includes('\uFFFD')).sort(), total: e.data.total - e.data.files.filter((f) => f.includes('\uFFFD')).length, skipped: e.data.skipped_by_policy ?? 0 } : e.error?.code);
@@ -155,12 +157,12 @@ test('glob engines on odd names: newlines, \\r, leading -, option-like names, no
   if (!rg) t.diagnostic('ripgrep engine not compared: needs rg on PATH');
 });
 
-test('glob: a model-written .rgignore cannot reveal a denied or secret file to either engine', async (t) => {
+test('glob: a model-written .rgignore cannot reveal a denied or secret file to any engine', async (t) => {
   const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
   const s = oddTree();
   t.after(s.done);
   writeFileSync(path.join(s.ws, '.rgignore'), '!.env\n!priv/\n!*.pem\n!ign.h\n');
-  for (const engine of rg ? (['rg', 'builtin'] as const) : (['builtin'] as const)) {
+  for (const engine of rg ? (['rg', 'builtin', 'index'] as const) : (['builtin', 'index'] as const)) {
     for (const args of [{ pattern: '**/*', hidden: true }, { pattern: '**/*.pem', hidden: true }, { pattern: 'priv/**' }]) {
       const e = await globWith(s.h, engine, args);
       const listed = JSON.stringify(e.ok ? e.data.files : []);
@@ -179,8 +181,10 @@ test('glob engines agree when a .rgignore re-includes a gitignored file', async 
   writeFileSync(path.join(s.ws, '.rgignore'), '!ign.h\n');
   const a = await globWith(s.h, 'rg', { pattern: '**/ign*' });
   const b = await globWith(s.h, 'builtin', { pattern: '**/ign*' });
+  const c = await globWith(s.h, 'index', { pattern: '**/ign*' });
   assert.ok(a.ok && a.data.files.some((f) => f.endsWith('ign.h')), `rg lists the re-included file: ${JSON.stringify(a.data)}`);
   assert.deepEqual(a.ok && a.data.files, b.ok && b.data.files);
+  assert.deepEqual(c.ok && c.data.files, b.ok && b.data.files);
 });
 
 // ---------------------------------------------------------------------------------------------

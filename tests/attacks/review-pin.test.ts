@@ -163,10 +163,13 @@ test('a glob through the server with tiny policy limits: text within them, stora
   assert.deepEqual(readFileSync(e.artifacts.storage_ref!, 'utf8').trim().split('\n'), e.data.files);
 });
 
-test('glob and grep cancelled mid-run (rg engine) leave no descriptor open; finished ones neither', { skip: skipOffLinux }, async (t) => {
+for (const engine of ['ripgrep', 'index'] as const) test(`glob (${engine} engine) and grep cancelled mid-run (rg) leave no descriptor open; finished ones neither`, { skip: skipOffLinux }, async (t) => {
   const { locateRg } = await import('../../src/tools/grep/rg.js');
   const { Harness } = await import('../../src/testing/helpers.js');
   if (!(await locateRg())) { t.skip('needs ripgrep (TOOLGATE_RG=off or rg missing)'); return; }
+  const saved = process.env.TOOLGATE_GLOB_ENGINE;
+  process.env.TOOLGATE_GLOB_ENGINE = engine;
+  t.after(() => { if (saved === undefined) delete process.env.TOOLGATE_GLOB_ENGINE; else process.env.TOOLGATE_GLOB_ENGINE = saved; });
   const tmp = tempDir('tg-rpin-');
   t.after(tmp.cleanup);
   const ws = path.join(tmp.dir, 'ws');
@@ -177,8 +180,8 @@ test('glob and grep cancelled mid-run (rg engine) leave no descriptor open; fini
   const h = new Harness([ws], { stateDir: path.join(tmp.dir, 'state') });
   t.after(() => h.close());
   const glob = await h.call('glob', { pattern: '**/*.h', limit: 10_000 });
-  assert.equal((glob.data as { total: number }).total, 3000, 'control: the rg engine lists all');
-  assert.equal((glob.data as { engine: string }).engine, 'ripgrep');
+  assert.equal((glob.data as { total: number }).total, 3000, 'control: the engine lists all');
+  assert.equal((glob.data as { engine: string }).engine, engine);
   await h.call('grep', { pattern: 'needle', output_mode: 'count' });
   const settle = () => new Promise((r) => setTimeout(r, 50));
   await settle();

@@ -50,30 +50,36 @@ test('TreeSizes: exact sizes and "more than N", and drops the least recently use
   assert.ok(s.within('/x1099', 1099));
 });
 
-test('glob picks the walker for a small folder and ripgrep for a big one, with ripgrep\'s answer either way', async (t) => {
+test('glob picks the walker for a small folder and the index or ripgrep for a big one, with ripgrep\'s answer either way', async (t) => {
   const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
   if (!rg) return t.skip('needs ripgrep (rg) on PATH to compare with its answer');
-  const tmp = tempDir();
-  t.after(tmp.cleanup);
-  const ws = tmp.dir;
-  write(ws, '.gitignore', '*.o\nbuild/\n');
-  write(ws, 'small/.rgignore', '!x.o\n'); // rg reads it; the walker must too
-  for (const rel of ['small/a.h', 'small/b.c', 'small/x.o', 'small/.hidden.h', 'small/.env', 'small/build/gen.h', 'small/sub/c.h']) write(ws, rel);
-  for (let i = 0; i < 120; i++) write(ws, `big/d${i % 6}/f${i}.${i % 3 ? 'c' : 'h'}`);
-  write(ws, 'big/.env.h', 'SECRET=1');
-  const h = new Harness([ws]);
-  t.after(() => h.close());
-  const glob = (args: Record<string, unknown>, walkMax: string) =>
-    withEnv({ TOOLGATE_RG: '', TOOLGATE_GLOB_WALK_MAX: walkMax }, () => h.call('glob', args) as Promise<Env>);
+  for (const engine of ['ripgrep', 'index']) {
+    const tmp = tempDir();
+    t.after(tmp.cleanup);
+    const ws = tmp.dir;
+    write(ws, '.gitignore', '*.o\nbuild/\n');
+    write(ws, 'small/.rgignore', '!x.o\n'); // rg reads it; the walker must too
+    for (const rel of ['small/a.h', 'small/b.c', 'small/x.o', 'small/.hidden.h', 'small/.env', 'small/build/gen.h', 'small/sub/c.h']) write(ws, rel);
+    for (let i = 0; i < 120; i++) write(ws, `big/d${i % 6}/f${i}.${i % 3 ? 'c' : 'h'}`);
+    write(ws, 'big/.env.h', 'SECRET=1');
+    const h = new Harness([ws]);
+    t.after(() => h.close());
+    await bigAndSmall(ws, h, engine);
+  }
+});
+
+async function bigAndSmall(ws: string, h: Harness, engine: string) {
+  const glob = (args: Record<string, unknown>, walkMax: string, e = engine) =>
+    withEnv({ TOOLGATE_RG: '', TOOLGATE_GLOB_WALK_MAX: walkMax, TOOLGATE_GLOB_ENGINE: e }, () => h.call('glob', args) as Promise<Env>);
 
   for (const args of [{ pattern: '**/*.h', path: 'small' }, { pattern: '**', path: 'small', hidden: true }, { pattern: '**/*.h', path: 'big' }, { pattern: '**', path: 'big', hidden: true, gitignore: false }]) {
-    const want = await glob(args, '0');
+    const want = await glob(args, '0', 'ripgrep');
     assert.equal(want.data.engine, 'ripgrep');
     const small = args.path === 'small';
     for (let round = 0; round < 2; round++) {
       const got = await glob(args, '50');
       assert.equal(got.ok, true, got.text);
-      assert.equal(got.data.engine, small ? 'builtin' : 'ripgrep', `${JSON.stringify(args)} round ${round}: ${got.data.fallback_reason}`);
+      assert.equal(got.data.engine, small ? 'builtin' : engine, `${JSON.stringify(args)} round ${round}: ${got.data.fallback_reason}`);
       if (small) {
         assert.match(got.data.fallback_reason ?? '', /folder is small/);
         assert.doesNotMatch(got.text, /Built-in walker used/);
@@ -83,11 +89,11 @@ test('glob picks the walker for a small folder and ripgrep for a big one, with r
     }
   }
 
-  // A small folder that grew past the budget: the walker's probe stops and ripgrep answers in full.
+  // A small folder that grew past the budget: the walker's probe stops and the engine answers in full.
   for (let i = 0; i < 80; i++) write(ws, `small/grown/g${i}.h`);
-  const want = await glob({ pattern: '**/*.h', path: 'small' }, '0');
+  const want = await glob({ pattern: '**/*.h', path: 'small' }, '0', 'ripgrep');
   const got = await glob({ pattern: '**/*.h', path: 'small' }, '50');
-  assert.equal(got.data.engine, 'ripgrep');
+  assert.equal(got.data.engine, engine);
   assert.equal(got.data.total, 82);
   assert.deepEqual(got.data.files, want.data.files);
-});
+}

@@ -3,15 +3,15 @@ import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
-import { Harness, policyFromYaml, startFolderSwapper, tempDir, writeIn } from '../../testing/helpers.js';
+import { Harness, policyFromYaml, startFolderSwapper, tempDir, withEngine, writeIn } from '../../testing/helpers.js';
 import { locateRg } from '../grep/rg.js';
 
-// These tests compare the two glob engines on small trees: ripgrep runs even where glob would walk
-// a folder this small itself (TOOLGATE_GLOB_WALK_MAX; servers spawned here inherit it).
+// These tests compare the glob engines on small trees: ripgrep and the index run even where glob
+// would walk a folder this small itself (TOOLGATE_GLOB_WALK_MAX; servers spawned here inherit it).
 process.env.TOOLGATE_GLOB_WALK_MAX = '0';
 
-// Both glob engines on the same trees: ripgrep (rg --files) and the built-in walker must give
-// the same files, totals and skipped_by_policy, and neither may return a secret, a denied or
+// The glob engines on the same trees: the folder index (the default), ripgrep (rg --files) and the
+// built-in walker must give the same files, totals and skipped_by_policy, and neither may return a secret, a denied or
 // asked path, anything outside, or anything reached through a link.
 
 const OUTSIDE_MARK = 'OUTSIDE-glob-3f9';
@@ -77,17 +77,16 @@ function fixture(policy = POLICY) {
   return { ws, out, h, done: () => { h.close(); t.cleanup(); } };
 }
 
-async function globWith(h: Harness, engine: 'rg' | 'builtin', args: Record<string, unknown>): Promise<Env> {
-  const saved = process.env.TOOLGATE_RG;
-  process.env.TOOLGATE_RG = engine === 'rg' ? '' : 'off';
-  try {
+type Engine = 'rg' | 'builtin' | 'index';
+const ENGINE_NAME: Record<Engine, string> = { rg: 'ripgrep', builtin: 'builtin', index: 'index' };
+
+async function globWith(h: Harness, engine: Engine, args: Record<string, unknown>): Promise<Env> {
+  return withEngine(engine, async () => {
     const env = await h.call('glob', args) as Env;
     assert.ok(h.rt.tools.get('glob')!.envelope.safeParse(env).success, 'envelope matches the output schema');
-    if (env.ok) assert.equal(env.data.engine, engine === 'rg' ? 'ripgrep' : 'builtin', `${JSON.stringify(args)}: ${env.data.fallback_reason}`);
+    if (env.ok) assert.equal(env.data.engine, ENGINE_NAME[engine], `${JSON.stringify(args)}: ${env.data.fallback_reason}`);
     return env;
-  } finally {
-    if (saved === undefined) delete process.env.TOOLGATE_RG; else process.env.TOOLGATE_RG = saved;
-  }
+  });
 }
 
 const comparable = (e: Env) => (e.ok
@@ -140,7 +139,7 @@ const CASES: Array<[Record<string, unknown>, string[] | string | null]> = [
   [{ pattern: '[st]*/**/[ab].h' }, ['src/a.h', 'src/sub/b.h']],
 ];
 
-test('glob engines: ripgrep and the built-in walker give the same answer on every case', async (t) => {
+test('glob engines: the index, ripgrep and the built-in walker give the same answer on every case', async (t) => {
   const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
   if (!rg) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
   const s = fixture();
@@ -148,18 +147,21 @@ test('glob engines: ripgrep and the built-in walker give the same answer on ever
     for (const [args, expected] of CASES) {
       const a = await globWith(s.h, 'rg', args);
       const b = await globWith(s.h, 'builtin', args);
+      const c = await globWith(s.h, 'index', args);
       const what = JSON.stringify(args);
       assert.deepEqual(comparable(a), comparable(b), `${what}: ripgrep ${JSON.stringify(a.data ?? a.error)} vs walker ${JSON.stringify(b.data ?? b.error)}`);
+      assert.deepEqual(comparable(c), comparable(b), `${what}: index ${JSON.stringify(c.data ?? c.error)} vs walker ${JSON.stringify(b.data ?? b.error)}`);
       if (expected !== null) assert.deepEqual(a.ok ? a.data.files : a.error?.code, expected, what);
       assert.deepEqual(leaks(a, args), [], `${what} (ripgrep)`);
       assert.deepEqual(leaks(b, args), [], `${what} (walker)`);
+      assert.deepEqual(leaks(c, args), [], `${what} (index)`);
     }
   } finally {
     s.done();
   }
 });
 
-test('glob engines: without ask rules (ripgrep lists through a file-name --glob override) both engines still give the same answer on every case', async (t) => {
+test('glob engines: without ask rules (ripgrep lists through a file-name --glob override) the engines still give the same answer on every case', async (t) => {
   const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
   if (!rg) return t.skip('needs ripgrep (rg) on PATH to compare the engines');
   const s = fixture(POLICY_NO_ASK);
@@ -167,8 +169,10 @@ test('glob engines: without ask rules (ripgrep lists through a file-name --glob 
     for (const [args] of CASES) {
       const a = await globWith(s.h, 'rg', args);
       const b = await globWith(s.h, 'builtin', args);
+      const c = await globWith(s.h, 'index', args);
       const what = JSON.stringify(args);
       assert.deepEqual(comparable(a), comparable(b), `${what}: ripgrep ${JSON.stringify(a.data ?? a.error)} vs walker ${JSON.stringify(b.data ?? b.error)}`);
+      assert.deepEqual(comparable(c), comparable(b), `${what}: index ${JSON.stringify(c.data ?? c.error)} vs walker ${JSON.stringify(b.data ?? b.error)}`);
       const files = JSON.stringify(a.data?.files ?? []);
       for (const never of [OUTSIDE_MARK, '.env', 'server.pem', 'private/', 'denied-all/', 'link-outdir/']) assert.ok(!files.includes(never), `${what}: ${never}`);
     }
@@ -194,8 +198,10 @@ test('glob engines: ask rules are counted the same, limit and spill behave the s
     const all = await globWith(s.h, 'rg', { pattern: '**/*' });
     // asked/ (a folder: one entry) and src/x.ask.h.
     assert.equal(all.data.skipped_by_policy, 2, all.text);
+    assert.equal((await globWith(s.h, 'index', { pattern: '**/*' })).data.skipped_by_policy, 2);
     const cut = await globWith(s.h, 'rg', { pattern: '**/*.h', limit: 3 });
     const cutB = await globWith(s.h, 'builtin', { pattern: '**/*.h', limit: 3 });
+    const cutC = await globWith(s.h, 'index', { pattern: '**/*.h', limit: 3 });
     assert.equal(cut.status, 'partial');
     assert.equal(cut.data.count, 3);
     assert.equal(cut.data.total, 12);
@@ -205,26 +211,34 @@ test('glob engines: ask rules are counted the same, limit and spill behave the s
     const read = (r: string) => readFileSync(path.isAbsolute(r) ? r : path.join(s.ws, r), 'utf8');
     assert.equal(read(ref).trim().split('\n').length, 12);
     assert.equal(read(ref), read(refB), 'the spilled full lists are the same');
+    assert.equal(read(cutC.artifacts.storage_ref!), read(refB), 'the index spills the same list');
   } finally {
     s.done();
   }
 });
 
-test('glob engines: without ripgrep the walker runs and says why', async () => {
+test('glob engines: without ripgrep the ripgrep engine falls back to the walker and says why; the index (the default) needs none', async () => {
   const s = fixture();
   try {
-    const b = await globWith(s.h, 'builtin', { pattern: '**/*.h' });
+    const b = await withEngine('rg', async () => { process.env.TOOLGATE_RG = 'off'; return s.h.call('glob', { pattern: '**/*.h' }) as Promise<Env>; });
     assert.equal(b.data.engine, 'builtin');
     assert.match(b.data.fallback_reason ?? '', /TOOLGATE_RG=off/);
     assert.match(b.text, /Built-in walker used/);
+    const w = await globWith(s.h, 'builtin', { pattern: '**/*.h' });
+    assert.match(w.data.fallback_reason ?? '', /TOOLGATE_GLOB_ENGINE=walker/);
     const saved = process.env.PATH;
     process.env.PATH = '/nonexistent-bin';
     try {
-      const none = await s.h.call('glob', { pattern: '**/*.h' }) as Env;
+      const none = await withEngine('rg', () => s.h.call('glob', { pattern: '**/*.h' })) as Env;
       if (!process.env.TOOLGATE_RG || !/^\//.test(process.env.TOOLGATE_RG)) {
         assert.equal(none.data.engine, 'builtin');
         assert.match(none.data.fallback_reason ?? '', /not on PATH|turned off/);
       }
+      // The index needs no ripgrep: it is the default, and answers the same.
+      const index = await s.h.call('glob', { pattern: '**/*.h' }) as Env;
+      assert.equal(index.data.engine, 'index');
+      assert.equal(index.data.fallback_reason, null);
+      assert.deepEqual(index.data.files, b.data.files);
     } finally {
       process.env.PATH = saved;
     }
@@ -243,7 +257,7 @@ test('glob engines: the ripgrep engine needs no find on PATH (links come from th
     const want = await globWith(s.h, 'builtin', { pattern: '**/*.h' });
     process.env.TOOLGATE_RG = rg;
     process.env.PATH = empty.dir;
-    const env = await s.h.call('glob', { pattern: '**/*.h' }) as Env;
+    const env = await withEngine('rg', async () => { process.env.TOOLGATE_RG = rg; return s.h.call('glob', { pattern: '**/*.h' }) as Promise<Env>; });
     assert.equal(env.data.engine, 'ripgrep');
     assert.deepEqual(env.data.files, want.data.files);
   } finally {
@@ -263,7 +277,7 @@ test('glob engines: a folder swapped for a link to outside during the listing ne
   try {
     const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
     for (let i = 0; i < 25; i++) {
-      for (const engine of rg ? ['rg', 'builtin'] as const : ['builtin'] as const) {
+      for (const engine of rg ? ['rg', 'builtin', 'index'] as const : ['builtin', 'index'] as const) {
         for (const args of [{ pattern: '**/*.h' }, { pattern: 'race/**' }, { pattern: '**', hidden: true, gitignore: false }]) {
           const r = await globWith(s.h, engine, args);
           assert.ok(!JSON.stringify(r).includes(OUTSIDE_MARK), `${engine} ${JSON.stringify(args)}: ${JSON.stringify(r.data?.files?.filter((f) => f.startsWith('race')))}`);
@@ -284,7 +298,9 @@ test('glob engines: ignore files created, changed and removed between calls on o
   const same = async (label: string) => {
     const a = await globWith(s.h, 'rg', { pattern: '**/*.h', path: 'src' });
     const b = await globWith(s.h, 'builtin', { pattern: '**/*.h', path: 'src' });
+    const c = await globWith(s.h, 'index', { pattern: '**/*.h', path: 'src' });
     assert.deepEqual(a.data.files, b.data.files, label);
+    assert.deepEqual(c.data.files, b.data.files, `${label} (index)`);
     return a.data.files;
   };
   const before = await same('start');

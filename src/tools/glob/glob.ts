@@ -23,6 +23,14 @@ export const GLOB_MAX_VISITS = 1_000_000;
  */
 export const DEFAULT_SMALL_TREE_WALK_MAX = 1000;
 
+/** Which engine lists a folder too big to walk directly (TOOLGATE_GLOB_ENGINE; default index). */
+export type GlobEngineChoice = 'index' | 'ripgrep' | 'walker';
+
+export function globEngineSetting(env: NodeJS.ProcessEnv = process.env): GlobEngineChoice {
+  const v = env.TOOLGATE_GLOB_ENGINE?.trim().toLowerCase();
+  return v === 'ripgrep' || v === 'rg' ? 'ripgrep' : v === 'walker' || v === 'builtin' ? 'walker' : 'index';
+}
+
 export function smallTreeWalkMax(env: NodeJS.ProcessEnv = process.env): number {
   const v = env.TOOLGATE_GLOB_WALK_MAX?.trim();
   if (!v) return DEFAULT_SMALL_TREE_WALK_MAX;
@@ -47,7 +55,7 @@ const output = z.object({
   truncated: z.boolean().describe('True when files holds fewer than total, or the walk stopped early.'),
   stopped: z.enum(['visit_cap', 'time_cap']).nullable().describe('Why the walk stopped before covering the tree, or null.'),
   skipped_by_policy: z.number().int().optional().describe('Entries left out because a policy rule asks before glob may touch them.'),
-  engine: z.enum(['ripgrep', 'builtin']).describe('Which engine listed the files: ripgrep (rg --files) or the built-in walker.'),
+  engine: z.enum(['index', 'ripgrep', 'builtin']).describe('Which engine listed the files: index (each folder\'s entries remembered, re-checked by one look at the folder), ripgrep (rg --files) or the built-in walker.'),
   fallback_reason: z.string().nullable().describe('Why the built-in walker ran instead of ripgrep (e.g. "ripgrep is turned off (TOOLGATE_RG=off)", or "the folder is small …": a small folder is walked directly), or null.'),
 });
 
@@ -92,8 +100,8 @@ export const globTool = defineTool({
 export interface GlobCaps {
   maxVisits: number;
   timeLimitMs: number;
-  /** 'builtin' forces the walker (tests compare the engines); default: ripgrep when found. */
-  engine?: 'auto' | 'builtin';
+  /** Forces an engine (tests compare them); default: TOOLGATE_GLOB_ENGINE (index). */
+  engine?: 'auto' | 'builtin' | 'ripgrep' | 'index';
 }
 
 /** The search and the result, with the caps as parameters (tests lower them). */
@@ -107,10 +115,11 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
   let quiet = 0;
   let smallFolder = false;
   const setting = process.env.TOOLGATE_RG?.trim();
-  const bin = caps.engine === 'builtin' ? null : await locateRg(process.env, ctx.workspace.roots);
-  let engine: 'ripgrep' | 'builtin' = bin ? 'ripgrep' : 'builtin';
-  let fallbackReason: string | null = bin ? null
-    : caps.engine === 'builtin' ? 'the built-in walker was asked for' : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH or does not run';
+  const choice: GlobEngineChoice = caps.engine === 'builtin' ? 'walker' : caps.engine === 'ripgrep' || caps.engine === 'index' ? caps.engine : globEngineSetting();
+  const bin = choice === 'ripgrep' ? await locateRg(process.env, ctx.workspace.roots) : null;
+  let engine: 'index' | 'ripgrep' | 'builtin' = choice === 'index' ? 'index' : bin ? 'ripgrep' : 'builtin';
+  let fallbackReason: string | null = engine !== 'builtin' ? null
+    : caps.engine === 'builtin' ? 'the built-in walker was asked for' : choice === 'walker' ? 'the built-in walker was asked for (TOOLGATE_GLOB_ENGINE=walker)' : setting && /^(off|0|false|no|none)$/i.test(setting) ? 'ripgrep is turned off (TOOLGATE_RG=off)' : 'ripgrep (rg) is not on PATH or does not run';
   if (start) {
     const prefix = base ? `${base}/` : '';
     const hidden = args.hidden || compiled.mentionsDot;
@@ -146,21 +155,21 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
     // A small folder is walked here (starting rg and find costs more than walking it); the
     // walker's budget tells a small folder from a big one, remembered per folder (TreeSizes).
     const walkMax = Math.min(smallTreeWalkMax(), caps.maxVisits);
-    if (bin && walkMax > 0 && !sizes.over(start.abs, walkMax)) {
+    if (engine !== 'builtin' && walkMax > 0 && !sizes.over(start.abs, walkMax)) {
       const probe = await runWalk(walkMax);
       if (probe.r.stopped === 'visit_cap') sizes.setMoreThan(start.abs, walkMax);
       else {
         sizes.set(start.abs, probe.r.visited);
         useWalk(probe);
         engine = 'builtin';
-        fallbackReason = `the folder is small (${probe.r.visited} entries, at most ${walkMax}): walking it is faster than starting ripgrep`;
+        fallbackReason = `the folder is small (${probe.r.visited} entries, at most ${walkMax}): walking it is faster than ${bin ? 'starting ripgrep' : 'the index'}`;
         smallFolder = true;
         ran = true;
       }
     }
-    if (bin && !ran) {
+    if (engine !== 'builtin' && !ran) {
       try {
-        const r = await rgGlob(bin, {
+        const r = await rgGlob(engine === 'index' ? null : bin, {
           ws: ctx.workspace, start, named: root.relToRoot, compiled, prefix, hidden, gitignore: args.gitignore,
           signal: ctx.signal, deadline: Date.now() + caps.timeLimitMs,
         });
@@ -200,7 +209,7 @@ export async function globFiles(args: z.output<typeof input>, plan: GlobPlan, ct
     data: { pattern: compiled.pattern, path: where, files, count: files.length, total, truncated: cut || stopped !== null, stopped, skipped_by_policy: policySkipped, engine, fallback_reason: engine === 'builtin' ? fallbackReason : null },
     text,
     status: cut || stopped ? 'partial' : 'ok',
-    stats: { matched: total, visited, ...(engine === 'ripgrep' ? { unchanged_folder_files: quiet } : {}) },
+    stats: { matched: total, visited, ...(engine !== 'builtin' ? { unchanged_folder_files: quiet } : {}) },
     ...(spill ? { storage_ref: spill.storage_ref, sha256: spill.sha256 } : {}),
   };
 }

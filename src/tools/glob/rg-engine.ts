@@ -81,15 +81,17 @@ interface DirState {
  * lists a symbolic link without following it: the links come from the workspace's LinkCache
  * (read while rg runs) and are judged by the walker's own ignore stack.
  */
-export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput> {
+export async function rgGlob(bin: string | null, o: EngineInput): Promise<EngineOutput> {
   const { ws, start, compiled, prefix } = o;
+  /** The index engine: no rg, the files come from the link cache's folder records (see indexGlob). */
+  const index = bin === null;
   const filter = new EntryFilter(ws, { hidden: o.hidden, gitignore: o.gitignore });
   const wsRoot = ws.roots[start.rootIndex]!;
   const startStack = o.gitignore ? await ancestorIgnores(wsRoot, start.relToRoot, RG_IGNORE_FILES, o.named, ws.ignoreCache) : IgnoreStack.empty(ws.ignoreCache);
   const asks = !!ws.gate?.asks;
   // With ask rules every entry is judged (and counted), as by the walker; without them only the
   // entries whose file name can match are listed (a --glob override, below).
-  const name = asks ? null : nameFilter(compiled);
+  const name = asks || index ? null : nameFilter(compiled);
   // The walker's stack decides for every entry when rg's own ignore verdicts on files cannot be
   // taken: ignore files above the start apply (rg reads none there, --no-ignore-parent), or the
   // listing uses a --glob override, which rg applies INSTEAD of the ignore files (and of the
@@ -97,7 +99,7 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
   // override never admits a folder it does not match; one it matches, say `x.h/`, is judged here).
   // Also when a folder below the start holds .git (known once the link cache has read the tree,
   // before rg's first file is judged): rg applies no .gitignore from above a nested repository.
-  const emulate = startStack.size > 0 || (name !== null && o.gitignore);
+  const emulate = index ? o.gitignore : startStack.size > 0 || (name !== null && o.gitignore);
   const base = start.abs === '/' ? '' : start.abs;
 
   // The deny lists are not handed to rg as exclusions: matching them costs rg more than the
@@ -192,18 +194,24 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     opened = await openDir(start, ws);
     const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
     const started = Date.now();
-    const rg = rgFiles(bin, args, { cwd, signal: o.signal, deadline: o.deadline, onItem: (rel) => consider(rel, false) });
+    const rg = bin === null ? null : rgFiles(bin, args, { cwd, signal: o.signal, deadline: o.deadline, onItem: (rel) => consider(rel, false) });
     // While rg walks: the links (rg lists none), from the per-folder cache. Folders neither engine
     // lists are pruned: the state dir, .git unless nothing is ignored, dot-folders unless hidden.
     const prune = o.hidden ? (n: string) => n === STATE_DIR_NAME || (o.gitignore && n === '.git') : (n: string) => n.charCodeAt(0) === 46;
-    const l = ws.linkCache.list(start.abs, { prune, deadline: o.deadline, signal: o.signal });
+    // The index engine takes each folder's files from its record, current for this call, and
+    // enters only the folders the walker would read.
+    const hooks = index ? {
+      enter: (rel: string, gen: number) => { linkGen = gen; return fileDirs(rel).read; },
+      files: (rel: string, names: readonly string[]) => { for (const n of names) consider(rel === '' ? n : `${rel}/${n}`, false); },
+    } : {};
+    const l = ws.linkCache.list(start.abs, { prune, deadline: o.deadline, signal: o.signal, ...hooks });
     linkGen = l.generation;
     // (No file of rg's has been judged yet: its output is read by this thread, after this.)
     if (l.nestedGit && o.gitignore && !emulate) linkDirs = fileDirs = folders(true);
-    const a = await rg;
+    const a = rg ? await rg : { timedOut: false, aborted: false };
     // rg took rules from an ignore file the walker does not read (a link, a file past the size
     // bound) in a folder the walker reads: what rg pruned by them may be missing; the walker answers.
-    const odd = l.ignoreFiles.find((rel) => rgReadsOtherwise(`${base}/${rel}`) && fileDirs(dirOf(rel)).read);
+    const odd = rg ? l.ignoreFiles.find((rel) => rgReadsOtherwise(`${base}/${rel}`) && fileDirs(dirOf(rel)).read) : undefined;
     if (odd !== undefined) throw new RgUnavailable(`${show(odd)} is a symbolic link or over 1 MB: ripgrep would apply its rules, glob does not read it`);
     for (const rel of l.links) consider(rel, true);
     // rg has exited: a file in a folder that provably did not change since before rg started is
@@ -211,7 +219,9 @@ export async function rgGlob(bin: string, o: EngineInput): Promise<EngineOutput>
     const quiet = quietFolders({ base, pinnedFd: opened.fh.fd, started, before: (abs) => ws.linkCache.observed(abs, l.generation) });
     const quietDirs = quiet.all(pending.map(dirOf));
     for (const rel of pending) {
-      if (quietDirs.has(dirOf(rel))) { matched.push(show(rel)); quietOk++; }
+      // A name that is not UTF-8 reaches here with U+FFFD in it, which names no file on disk: never
+      // taken unchecked, whatever its folder (a real U+FFFD in a name passes the check).
+      if (quietDirs.has(dirOf(rel)) && !rel.includes('\uFFFD')) { matched.push(show(rel)); quietOk++; }
       else if (checker.check({ rel, link: false })) matched.push(show(rel));
     }
     r = { timedOut: a.timedOut || l.timedOut, aborted: a.aborted || l.aborted };

@@ -5,6 +5,8 @@ const HAS_PROC_FD = process.platform === 'linux';
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 /** Folders remembered at most (all are forgotten past this, and read again). */
 export const LINK_CACHE_MAX_DIRS = 500_000;
+/** Entry names remembered at most, all folders together (~40 bytes each): past this all are forgotten. */
+export const LINK_CACHE_MAX_NAMES = 4_000_000;
 /**
  * A folder is trusted from its record only when its ctime was this much older than the moment it
  * was read: a change made in the same tick of a coarse file-system clock right after the read
@@ -19,12 +21,22 @@ interface Folder {
   trusted: boolean;
   links: string[];
   dirs: string[];
+  /** Its regular files (glob's index engine). */
+  files: string[];
   /** Entries named like an ignore file (RG_IGNORE_FILES order), whatever their type. */
   ignores: string[];
   /** Holds an entry named .git (a repository, or a submodule's .git file). */
   git: boolean;
   /** The list() call that last confirmed or read this record. */
   seen: number;
+}
+
+export interface ListHooks {
+  prune: (name: string) => boolean;
+  deadline: number;
+  signal?: AbortSignal;
+  enter?: (rel: string, generation: number) => boolean;
+  files?: (rel: string, names: readonly string[]) => void;
 }
 
 export interface LinkList {
@@ -56,10 +68,17 @@ export class LinkCache {
   lastReads = 0;
   /** Counts list() calls: a record is current for the call that last saw it. */
   private generation = 0;
+  /** Names held by all records (links, folders and files). */
+  private names = 0;
 
   constructor(private readonly racyMs = RACY_MS) {}
 
-  list(startAbs: string, o: { prune: (name: string) => boolean; deadline: number; signal?: AbortSignal }): LinkList {
+  /**
+   * `enter`, when given, is asked of each folder (its record current for this call, `generation`)
+   * before anything of it is taken: false leaves out its links, files and everything below.
+   * `files` receives each entered folder's regular files.
+   */
+  list(startAbs: string, o: ListHooks): LinkList {
     const links: string[] = [];
     const ignoreFiles: string[] = [];
     let nestedGit = false;
@@ -76,7 +95,8 @@ export class LinkCache {
       const rel = stack.pop()!;
       const abs = rel === '' ? startAbs : `${base}/${rel}`;
       const f = this.folder(abs, gen, () => reads++);
-      if (!f) continue;
+      if (!f || (o.enter && !o.enter(rel, gen))) continue;
+      if (o.files && f.files.length) o.files(rel, f.files);
       for (const name of f.links) links.push(rel === '' ? name : `${rel}/${name}`);
       for (const name of f.ignores) ignoreFiles.push(rel === '' ? name : `${rel}/${name}`);
       if (f.git && rel !== '') nestedGit = true;
@@ -111,7 +131,7 @@ export class LinkCache {
     let st: Stats | undefined;
     try { st = lstatSync(abs, { throwIfNoEntry: false }); } catch { /* unreadable */ }
     if (!st?.isDirectory()) {
-      this.folders.delete(abs);
+      this.forget(abs);
       return null;
     }
     const known = this.folders.get(abs);
@@ -121,13 +141,23 @@ export class LinkCache {
     }
     onRead();
     const f = readFolder(abs, this.racyMs, gen);
-    if (!f) {
-      this.folders.delete(abs);
-      return null;
+    this.forget(abs);
+    if (!f) return null;
+    const size = f.links.length + f.dirs.length + f.files.length;
+    if (this.folders.size >= LINK_CACHE_MAX_DIRS || this.names + size > LINK_CACHE_MAX_NAMES) {
+      this.folders.clear();
+      this.names = 0;
     }
-    if (this.folders.size >= LINK_CACHE_MAX_DIRS) this.folders.clear();
     this.folders.set(abs, f);
+    this.names += size;
     return f;
+  }
+
+  private forget(abs: string): void {
+    const f = this.folders.get(abs);
+    if (!f) return;
+    this.folders.delete(abs);
+    this.names -= f.links.length + f.dirs.length + f.files.length;
   }
 }
 
@@ -141,16 +171,18 @@ function readFolder(abs: string, racyMs: number, seen: number): Folder | null {
     const entries = readdirSync(HAS_PROC_FD ? `/proc/self/fd/${fd}` : abs, { withFileTypes: true });
     const links: string[] = [];
     const dirs: string[] = [];
+    const files: string[] = [];
     const found = new Set<string>();
     let git = false;
     for (const e of entries) {
       if (e.isSymbolicLink()) links.push(e.name);
       else if (e.isDirectory()) dirs.push(e.name);
+      else if (e.isFile()) files.push(e.name);
       if (e.name.charCodeAt(0) === 46 && RG_IGNORE_FILES.includes(e.name)) found.add(e.name);
       else if (e.name === '.git') git = true;
     }
     const ignores = RG_IGNORE_FILES.filter((n) => found.has(n));
-    return { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, trusted: started - st.ctimeMs > racyMs, links, dirs, ignores, git, seen };
+    return { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, trusted: started - st.ctimeMs > racyMs, links, dirs, files, ignores, git, seen };
   } catch {
     return null; /* gone, a link, or unreadable: nothing listed, as find lists nothing there */
   } finally {
