@@ -91,6 +91,8 @@ export function gitShowsContent(words: CommandWord[]): { paths: CommandWord[] | 
   const at = call.sub === null ? -1 : call.at;
   // A changed work tree or git dir points checkout, reset & co at another folder: content lands there.
   const redirected = words.slice(1, at < 0 ? undefined : at).some((w) => /^--(work-tree|git-dir)(=|$)/.test(w.text));
+  // `--icase-pathspecs` (`-- PRIV` matches priv), `--glob-pathspecs`: pathspecs mean more than they say.
+  const anyPath = words.slice(1, at < 0 ? undefined : at).some((w) => /^--(icase|glob)-pathspecs$/.test(w.text));
   if (!call.sub) return null;
   if (!words[at]?.literal) return { paths: null };
   const rest = words.slice(at + 1);
@@ -105,7 +107,8 @@ export function gitShowsContent(words: CommandWord[]): { paths: CommandWord[] | 
   if (redirected) shows = true;
   if (!shows) return null;
   const dd = t.indexOf('--');
-  if (redirected || !LIMITED_BY_PATHS.has(sub) || dd < 0 || t.includes('--follow') || sub === 'grep' && t.some((x) => /^--(no-index|untracked)$/.test(x))) return { paths: null };
+  // --follow follows renames out of the paths; --full-diff prints every file of a commit the paths select.
+  if (redirected || anyPath || !LIMITED_BY_PATHS.has(sub) || dd < 0 || t.includes('--follow') || (t.includes('--full-diff') && t.some((x) => x !== '--full-diff' && PATCH_FLAG.test(x))) || sub === 'grep' && t.some((x) => /^--(no-index|untracked)$/.test(x))) return { paths: null };
   const paths = rest.slice(dd + 1);
   if (paths.length === 0 || paths.some((w) => !w.literal || /[*?[\]]|^:/.test(w.text))) return { paths: null };
   return { paths };

@@ -1,5 +1,6 @@
 import type { CommandWord } from '../core/types.js';
 import { isAssignment, type CommandPart } from './analyze.js';
+import { gitCall } from './git.js';
 
 /** Longest option word whose glued suffixes are tried as paths. */
 const MAX_SUFFIXED = 256;
@@ -25,7 +26,9 @@ export function pathTexts(text: string): string[] {
   const more = out.flatMap((t) => {
     const url = /^file:(\/\/[^/]*)?(\/.*)$/i.exec(t);
     // `@file`: a response file (gcc, ld, javac), curl's `-d @f`, `-F x=@f`, `--data-urlencode x@f`, `-F 'x=<f'`.
-    return url ? [decodeURIComponentSafe(url[2]!)] : [...(t.includes('@') ? [t.slice(t.indexOf('@') + 1)] : []), ...(t.includes('<') ? [t.slice(t.indexOf('<') + 1)] : [])];
+    // curl's `-F 'x=@a,b'` sends both files, `x=@a;type=…` one: each piece of such a list counts too.
+    const after = (c: string) => (t.includes(c) ? [t.slice(t.indexOf(c) + 1)] : []);
+    return url ? [decodeURIComponentSafe(url[2]!)] : [...after('@'), ...after('<')].flatMap((v) => [v, ...v.split(/[,;]/)]);
   });
   // Quoted text inside a word: code for an interpreter or awk (`open('priv/x')`, `getline < "priv/x"`),
   // best effort — code can build a path that appears nowhere.
@@ -57,21 +60,45 @@ export function climbingLink(prog: CommandWord | undefined, words: CommandWord[]
 /** A `file:` URL with curl's globbing (`{a,b}`, `[a-z]`): it names paths no word shows. */
 export const fileUrlGlob = (text: string): boolean => /file:[^\s]*[{}[\]]/i.test(text);
 
+/**
+ * curl's globbing of `-T`/`--upload-file` (`{a,b}`, `[1-2]`): the files it sends are named by no word.
+ * (curl takes an unambiguous prefix of a long option; `-sT{a,b}` glues the value.)
+ */
+export function curlUploadGlob(prog: CommandWord | undefined, words: CommandWord[]): CommandWord | null {
+  if (!prog || prog.text.slice(prog.text.lastIndexOf('/') + 1) !== 'curl') return null;
+  const glob = (w: CommandWord | undefined) => !!w && /[{}[\]]/.test(w.text);
+  for (let i = 0; i < words.length; i++) {
+    const t = words[i]!.text;
+    const long = /^(--up[a-z-]*)(=(.*))?$/.exec(t);
+    if (long && '--upload-file'.startsWith(long[1]!)) {
+      if (long[2] !== undefined ? /[{}[\]]/.test(long[3]!) : glob(words[i + 1])) return words[i]!;
+      continue;
+    }
+    const short = /^-[A-Za-z0-9#:]*T(.*)$/.exec(t);
+    if (short && !t.startsWith('--') && (short[1] ? /[{}[\]]/.test(short[1]) : glob(words[i + 1]))) return words[i]!;
+  }
+  return null;
+}
+
 /** Options that read the paths to work on from a file or input: the names are known only when it runs. */
 const LIST_OPTS = ['--files-from', '--files0-from', '--pathspec-from-file'];
 
 export function pathsFromFile(prog: CommandWord | undefined, words: CommandWord[]): CommandWord | null {
   const name = prog ? prog.text.slice(prog.text.lastIndexOf('/') + 1) : '';
-  if (name === 'cpio' && prog) return prog;
-  // git apply / am: the paths are in the patch (a file or stdin).
-  if (name === 'git') {
-    const sub = words.find((w, i) => !w.text.startsWith('-') && !/^-[Cc]$/.test(words[i - 1]?.text ?? ''));
-    if (sub && (sub.text === 'apply' || sub.text === 'am')) return sub;
+  // cpio's list, the paths a patch names (`patch` reads it from a file or its input), ed's commands (`r`, `w`).
+  if ((name === 'cpio' || name === 'patch' || name === 'ed' || name === 'red') && prog) return prog;
+  // git apply / am: the paths are in the patch (a file or stdin). gitCall skips every global option with its value.
+  if (name === 'git' && prog) {
+    const argv = words[0] === prog ? words : [prog, ...words];
+    const call = gitCall(argv);
+    if (call.sub === 'apply' || call.sub === 'am' || (call.sub !== null && !argv[call.at]!.literal)) return argv[call.at]!;
   }
   for (const [i, w] of words.entries()) {
     if (w.text.startsWith('--') && w.text !== '--') {
       const opt = w.text.split('=')[0]!;
       if (opt.length > 4 && LIST_OPTS.some((o) => o.startsWith(opt))) return w;
+      // zip's list of names from its input (any prefix zip takes: `--names-stdin`, `--na`).
+      if (name === 'zip' && opt.length > 3 && '--names-stdin'.startsWith(opt)) return w;
       // curl's config file names URLs (file:…) no word shows.
       if (name === 'curl' && opt.length > 3 && '--config'.startsWith(opt)) return w;
     } else if (name === 'tar' && (/^-[A-Za-z]*T/.test(w.text) || (i === (words[0] === prog ? 1 : 0) && /^[A-Za-z]*T/.test(w.text)))) return w;

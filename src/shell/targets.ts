@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isToolError } from '../core/errors.js';
 import { isPolicyRefusal } from '../core/gate-audit.js';
@@ -6,8 +5,9 @@ import type { CommandWord, PlanTarget } from '../core/types.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Analysis } from './analyze.js';
 import type { FileRef } from './effects.js';
-import { climbingLink, fileUrlGlob, operandWords, pathsFromFile, pathTexts } from './operands.js';
 import { relInRoots, type PathVerdict } from './path-verdict.js';
+import { operandTargets } from './strict-operands.js';
+import { askPart, denyPart, literalPath, PROC_SECRET, ruleTarget } from './target-parts.js';
 
 export interface TargetOptions {
   workspace: Workspace;
@@ -44,16 +44,6 @@ export interface TargetOptions {
 
 /** Files a command may always write: they are not files. */
 const HARMLESS = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+|zero)$/;
-
-const askPart = (text: string): PlanTarget => ({ kind: 'command', words: [{ text, literal: false }], text });
-const denyPart = (text: string, why: string): PlanTarget => ({ kind: 'command', words: [{ text, literal: false }], text, deny_reason: why });
-
-/** `~/x` → HOME/x; any other expansion → null (unknown until it runs). */
-function literalPath(w: CommandWord, home: string): string | null {
-  if (w.literal) return w.text;
-  if (/^~(\/|$)/.test(w.text) && !/[$`*?[\]{}~]/.test(w.text.slice(1))) return home + w.text.slice(1);
-  return null;
-}
 
 /**
  * Turns the analysis into what the gate judges: one command target per part, a path target
@@ -108,8 +98,13 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
   // GIT_WORK_TREE=pub / GIT_INDEX_FILE=… / GIT_DIR=… anywhere in the line (a prefix, `env`, `export`) point
   // checkout & co at another folder, where committed copies of denied files land.
   const gitEnv = (w: CommandWord) => /(^|[^A-Za-z0-9_])GIT_(WORK_TREE|DIR|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES)=/.test(w.text);
-  if (o.pathRule && a.parts.some((p) => p.words.some(gitEnv))) {
-    const t = await historyTarget({ word: { text: '', literal: true }, access: 'history', via: 'git with GIT_* paths from the environment' }, o, dirs);
+  // Any other GIT_* variable set or exported in the line (GIT_ICASE_PATHSPECS=1, GIT_GLOB_PATHSPECS,
+  // `read GIT_X; export GIT_X`) may change what a pathspec matches: `-- PRIV/SECRET.TXT` then shows priv/secret.txt.
+  const gitVar = (w: CommandWord) => /(^|[^A-Za-z0-9_])GIT_[A-Za-z0-9_]/.test(w.text);
+  const words = (p: Analysis['parts'][number]) => [...p.words, ...(p.asWritten ?? [])];
+  const pathspecs = a.files.some((f) => f.access === 'history' && f.word.text !== '') && a.parts.some((p) => words(p).some(gitVar));
+  if (o.pathRule && (pathspecs || a.parts.some((p) => words(p).some(gitEnv)))) {
+    const t = await historyTarget({ word: { text: '', literal: true }, access: 'history', via: 'git with GIT_* settings from the environment' }, o, dirs);
     if (t) out.push(t);
   }
   if (o.strictReads && !sandboxed && o.pathRule) {
@@ -118,46 +113,9 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
       const t = globTarget(w, o, dirs);
       if (t) out.push(t);
     }
-    // Any program may read the paths it is given (`rev priv/x`, `iconv … priv/x`, `git diff --no-index
-    // priv/x …`): without a sandbox, every literal operand (and what an option glues to itself, see
-    // pathTexts) is judged as a path by the rules, on its text, and through links when it exists.
-    for (const p of a.parts) {
-      const { prog, words } = operandWords(p);
-      const label0 = prog?.text ?? '';
-      const fromFile = pathsFromFile(prog, words);
-      if (fromFile) out.push(denyPart(`${label0} ${fromFile.text}`, 'the paths it works on are read from a file or its input, known only when it runs, and no OS sandbox hides what your path rules deny'));
-      const glob = words.find((w) => fileUrlGlob(w.text));
-      if (glob) out.push(denyPart(`${label0} ${glob.text}`, 'a file: URL with globbing names paths no word shows, and no OS sandbox hides what your path rules deny'));
-      const climb = climbingLink(prog, words);
-      if (climb) out.push(denyPart(`ln -s ${climb.text}`, 'a symbolic link whose relative target climbs (..): moved later, it points anywhere, and no OS sandbox hides what your path rules deny; give an absolute target'));
-      for (const w of words) {
-        if (!w.literal) continue;
-        for (const text of pathTexts(w.text)) {
-          const lp = literalPath({ text, literal: true }, o.home)!;
-          for (const base of path.isAbsolute(lp) ? [o.cwd] : dirs) {
-            if (base === null) { out.push(denyPart(`${label0} ${text}`, 'a path after a cd to a folder known only when it runs (cd -, popd, a variable), and no OS sandbox hides what your path rules deny')); break; }
-            const abs = path.resolve(base, lp);
-            const key = `operand:${abs}`;
-            if (seen.has(key)) continue;
-            seen.add(key);
-            const label = `${label0} ${text}`;
-            // /proc/self/cwd/priv/x is the command's own folder: outside the workspace as written only.
-            if (PROC_SECRET.test(abs)) { out.push(denyPart(label, `${abs} reaches a process's folders, environment or memory, and no OS sandbox isolates it`)); continue; }
-            // As written, and as it resolves when it exists (`sub/lnk/x` with sub/lnk a link into priv).
-            let t = ruleTarget(label, relInRoots(o.workspace.roots, abs), false, o);
-            if (!t) {
-              let real: string | null = null;
-              try { real = realpathSync.native(abs); } catch { /* missing: judged as written */ }
-              if (real !== null && real !== abs) t = ruleTarget(label, relInRoots(o.workspace.roots, real), false, o);
-            }
-            // Deny only: an ask rule on a reader's file is asked through resolve() (fileTarget), one
-            // message for every state of the path; an operand's ask would name the default instead.
-            if (t && t.kind === 'command' && t.deny_reason) out.push(t);
-          }
-        }
-      }
-    }
   }
+  // Any program may read the paths it is given (`rev priv/x`, `iconv … priv/x`, `rev .env`): see operandTargets.
+  if (!sandboxed) out.push(...operandTargets(a, o, dirs, seen));
   return out;
 }
 
@@ -245,18 +203,6 @@ async function historyTarget(f: FileRef, o: TargetOptions, dirs: (string | null)
     }
   }
   return null;
-}
-
-/** Per-process files that hold another process's secrets (environment, memory, open files). */
-const PROC_SECRET = /^\/proc\/[^/]+\/(task\/[^/]+\/)?(environ|mem|fd|fdinfo|map_files|root|cwd|cmdline|auxv)(\/|$)/;
-
-/** The user's rules on one path, read lexically or resolved: a deny or ask part, or null. */
-export function ruleTarget(label: string, rel: string | null, asDir: boolean, o: Pick<TargetOptions, 'pathRule'>): PlanTarget | null {
-  if (rel === null || !o.pathRule) return null;
-  const v = o.pathRule(rel, asDir);
-  if (!v) return null;
-  // The same words whether the path exists, is a folder or is missing: the refusal is no oracle.
-  return v.decision === 'deny' ? denyPart(label, `a policy rule denies this path to commands: ${v.rule}`) : askPart(`${label} (${v.rule})`);
 }
 
 function belowTarget(label: string, v: PathVerdict): PlanTarget | null {
