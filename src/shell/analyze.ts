@@ -3,7 +3,7 @@ import { fileEffects, findStarts, runsCodeFromText, type FileRef } from './effec
 import { skipOptions } from './options.js';
 import type { ShellParser } from './parser.js';
 import { collectCommands, type RawCommand } from './walk.js';
-import { CODE_VAR_NAMES, nameRisk } from './names.js';
+import { CODE_VAR_NAMES, envCodeRisk, HARDENING_VAR, nameRisk } from './names.js';
 import { LAUNCHERS, SAFE_SHELL_FLAGS, SHELLS, WRAPPERS, XARGS } from './wrappers.js';
 
 /** One simple command to judge, after wrappers are unwrapped. */
@@ -39,7 +39,16 @@ const LATER_CODE: Record<string, string> = {
 };
 /** Variables whose value bash runs as code later: prompts, the trace prefix, files sourced at start. */
 const CODE_VARS = new RegExp(`^(${CODE_VAR_NAMES})(\\[[^\\]]*\\])?(\\+?=|$)`);
-const SHOPT_REFUSED = /^(autocd|cdable_vars|cdspell|dirspell|extdebug)$/;
+const SHOPT_REFUSED = /^(autocd|cdable_vars|cdspell|dirspell|extdebug|allexport|keyword)$/;
+/** `set -a`, `set -euao pipefail`, `set -o allexport` (options end at `--`, `-` or the first operand). */
+function setsAllexport(words: CommandWord[]): boolean {
+  if (words.some((w) => w.text === 'allexport')) return true;
+  for (const w of words.slice(1)) {
+    if (w.text === '--' || w.text === '-' || !/^[-+]/.test(w.text)) return false;
+    if (/^-[A-Za-z]*a/.test(w.text)) return true;
+  }
+  return false;
+}
 /** Builtins that store a value into a variable named by an argument. */
 const NAME_SETTERS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
 /** The variable `printf -v NAME` (or -vNAME) stores into, as a word. */
@@ -104,6 +113,12 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     if (all.length === 0) return;
     out.parts.push({ words: all, text: wordsText(all), ...(deny_reason ? { deny_reason } : {}) });
   };
+  // Code no prefix rule can allow: not a deny (a person may approve it); deny rules still see the words as written.
+  const pushCode = (why: string) => {
+    push([unknown(wordsText(words))]);
+    out.parts[out.parts.length - 1]!.asWritten = [...assigns, ...words];
+    out.parts[out.parts.length - 1]!.text = `${wordsText([...assigns, ...words])}  (${why})`;
+  };
   // A variable that holds code bash runs later (a prompt, a trace prefix, a file sourced at start)
   // or changes what a name runs (bash's command and alias tables, PATH, exported functions) —
   // however it is set: `NAME=`, `NAME[k]=`, export/declare, or a builtin that stores into a name
@@ -111,9 +126,15 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
   const assignOnly = words.length > 0 && words.every(isAssignment);
   const first = words[0]?.literal ? basename(words[0].text) : '';
   const named = [...assigns, ...(assignOnly || DECLARERS.has(first) || NAME_SETTERS.has(first) ? words : []), ...(first === 'printf' ? printfTarget(words) : [])];
-  const codeVar = named.find((w) => CODE_VARS.test(w.text)) ?? [...assigns, ...words].find((w) => w.text.startsWith('BASH_FUNC_'));
-  if (codeVar) { push(words, `${codeVar.text.split(/[[+=]/)[0]} holds code bash runs later, or changes what a command name runs: it cannot be judged before it runs`); return; }
+  // HOME before a program (`HOME=/tmp/h npm ci`) moves only that program's config files: asked below, not refused.
+  const codeVar = named.find((w) => CODE_VARS.test(w.text) && !(assigns.includes(w) && /^HOME=/.test(w.text))) ?? [...assigns, ...words].find((w) => w.text.startsWith('BASH_FUNC_'));
+  const varName = codeVar?.text.split(/[[+=]/)[0];
+  if (codeVar) { push(words, `${varName} ${varName === 'HOME' ? 'changes what ~ names (and where programs read their settings)' : 'holds code bash runs later, or changes what a command name runs'}: it cannot be judged before it runs`); return; }
   if (DECLARERS.has(first) && words.some((w) => /^-[A-Za-z]*n/.test(w.text))) { push(words, 'a name reference (-n) makes another variable be set under its name: not allowed'); return; }
+  // git's pager, external diff, config…: set, read into or exported, they run later in an allowed
+  // `git diff` (the rest of the part is still judged: its files, and what it runs).
+  const envCode = envCodeRisk([...named, ...(first === 'let' ? words : []), ...(first === 'unset' ? words.filter((w) => HARDENING_VAR.test(w.text)) : [])]);
+  if (envCode) pushCode(envCode);
   const risk = nameRisk(first, words, assigns, assignOnly);
   if (risk) { push(words, risk); return; }
   const name = words[0];
@@ -134,9 +155,11 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     return;
   }
   if (prog === 'jobs' && words.some((w) => !w.literal || /^-[A-Za-z]*x/.test(w.text))) { push(words, 'jobs -x runs a command: run it directly'); return; }
-  if (prog === 'shopt' && words.some((w) => !w.literal || SHOPT_REFUSED.test(w.text))) { push(words, 'shopt autocd, cdable_vars, cdspell, dirspell and extdebug change what a command name, a cd or a trap means: not allowed'); return; }
+  if (prog === 'shopt' && words.some((w) => !w.literal || SHOPT_REFUSED.test(w.text))) { push(words, 'shopt autocd, cdable_vars, cdspell, dirspell, extdebug, -o allexport and -o keyword change what a command name, a cd, a trap or an assignment means: not allowed'); return; }
   // set -k: `NAME=value` anywhere in a later command is an assignment (`ls PATH=/x`).
   if (prog === 'set' && words.some((w) => !w.literal || /^-[A-Za-z]*k/.test(w.text) || w.text === 'keyword')) { push(words, 'set -k (keyword) makes NAME=value words anywhere in a command assignments: not allowed'); return; }
+  // set -a: every variable set later is exported (`read GIT_EXTERNAL_DIFF` then reaches git).
+  if (prog === 'set' && setsAllexport(words)) { push(words, 'set -a (allexport) exports every variable set later, handing values read from input to the programs run: not allowed'); return; }
   if (LAUNCHERS.has(prog)) {
     push(words, `${prog} runs the program named in its arguments, which toolgate does not unwrap: run that program directly (or without ${prog})`);
     return;
@@ -167,6 +190,8 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
   if (wrapper) {
     const r = skipOptions(prog, words, wrapper);
     if (!r.ok) { push(words, r.reason); return; }
+    // env -u GIT_CONFIG_COUNT: the git hardening toolgate sets in the environment is dropped.
+    if (prog === 'env' && optionValues(words, 'uCS', 'u', '--unset', ENV_LONG).some((w) => HARDENING_VAR.test(w.text))) pushCode('env -u GIT_CONFIG_… drops the git hardening toolgate sets in the environment');
     if (r.rest.length === 0 || r.seen.some((o) => wrapper.lookupOnly?.includes(o))) { push(words); return; }
     judgeWords(parser, [...assigns, ...r.assigns], r.rest, depth, out);
     return;
@@ -211,12 +236,9 @@ function judgeWords(parser: ShellParser, assigns: CommandWord[], words: CommandW
     return;
   }
   // (MAKEFLAGS and MAKEFILES are refused as code variables above.)
-  const code = runsCodeFromText(prog, words) ?? ((prog === 'make' || prog === 'gmake') && assigns.some((w) => /^(SHELL|MAKESHELL)=/.test(w.text)) ? 'make reads SHELL from the environment' : null);
+  const code = runsCodeFromText(prog, words, out.dirs) ?? ((prog === 'make' || prog === 'gmake') && assigns.some((w) => /^(SHELL|MAKESHELL)=/.test(w.text)) ? 'make reads SHELL from the environment' : null);
   if (code) {
-    // Not a deny: a person may still approve it; but no prefix rule can allow it.
-    push([unknown(`${wordsText(words)}`)]);
-    out.parts[out.parts.length - 1]!.asWritten = [...assigns, ...words];
-    out.parts[out.parts.length - 1]!.text = `${wordsText([...assigns, ...words])}  (${code})`;
+    pushCode(code);
     // A person may approve it: the files it names are still judged by the path rules.
     out.files.push(...fileEffects(prog, words));
     return;

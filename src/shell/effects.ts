@@ -1,7 +1,9 @@
 import type { CommandWord } from '../core/types.js';
-import { awkRunsCode } from './awk.js';
-import { gitCall, gitFiles, gitRunsCode, gitShowsContent } from './git.js';
+import { archiveWrites } from './extract.js';
+import { gitCall, gitFiles, gitShowsContent } from './git.js';
 import { sedCall } from './sed.js';
+
+export { runsCodeFromText } from './runs-code.js';
 
 /** `search`: reads every file under a directory (grep -r, rg): only the OS sandbox hides the secrets in it. */
 export type FileAccess = 'read' | 'list' | 'search' | 'write' | 'delete' | 'link' | 'walk' | 'history';
@@ -144,6 +146,7 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
     add(starts, deep ? 'walk' : 'list');
   }
   if (ARCHIVERS.has(prog)) add(archiveInputs(prog, words), 'search');
+  refs.push(...archiveWrites(prog, words));
   // Options of otherwise read-only tools that write a file.
   const OUTPUT_OPTS: Record<string, RegExp> = {
     sort: /^(-o|--output)$/, less: /^(-o|-O|--log-file|--LOG-FILE)$/,
@@ -276,59 +279,4 @@ export function findStarts(words: CommandWord[]): CommandWord[] {
     out.push(w);
   }
   return out.length ? out : [{ text: '.', literal: true }];
-}
-
-/**
- * Options of well-known tools that run a command or a script given as text. Returns why,
- * when the words use one: the part is then judged as something that cannot be allowed by prefix.
- */
-export function runsCodeFromText(prog: string, words: CommandWord[]): string | null {
-  const t = words.slice(1).map((w) => w.text);
-  const opt = (re: RegExp) => t.some((x) => re.test(x));
-  switch (prog) {
-    case 'rg': return opt(/^--pre(=|$)/) ? 'rg --pre runs a command on each file' : null;
-    case 'sort': return opt(/^--compress-program/) ? 'sort --compress-program runs a command' : null;
-    case 'tar': return opt(/^(--to-command|--checkpoint-action|--use-compress-program|-I|--info-script|--new-volume-script|-F|--rsh-command)/) ? 'this tar option runs a command' : null;
-    case 'git': return gitRunsCode(words);
-    case 'make': case 'gmake': return makeRunsGiven(words);
-    case 'man': return opt(/^(-P|--pager|-H|--html)/) ? 'man with a pager option runs a command' : null;
-    case 'awk': case 'gawk': case 'mawk': case 'nawk': return awkRunsCode(words);
-    case 'script': return 'script runs a command and writes a typescript file';
-    case 'sed': return sedCall(words).code;
-    case 'less': case 'more': return opt(/^(\+|-\+)|^--?(lesskey|init)/) ? 'this pager option can run a command' : null;
-    case 'ssh': case 'scp': case 'sftp': return opt(/ProxyCommand|LocalCommand|PermitLocalCommand|-oProxy|^-S$/i) ? 'this ssh option runs a command' : null;
-    case 'zip': return opt(/^(-TT|--unzip-command)/) ? 'zip -TT runs a command' : null;
-    default: return null;
-  }
-}
-
-/** make's options that take no value, or a value that is no makefile (numbers, a folder). */
-const MAKE_FLAGS = /^(-[sknBiqrRwSteLpdv]+|--(silent|quiet|keep-going|just-print|dry-run|recon|always-make|ignore-errors|question|no-builtin-rules|no-builtin-variables|print-directory|no-print-directory|no-keep-going|stop|touch|environment-overrides|check-symlink-times|print-data-base|debug|version|trace|warn-undefined-variables)|-j[0-9]*|--jobs(=[0-9]+)?|-l[0-9.]*|--load-average(=[0-9.]+)?|-O[a-z]*|--output-sync(=[a-z]+)?|-C.+|--directory=.+)$/;
-
-/**
- * make runs the recipes of the makefiles in the folder (a script, judged as the program `make`);
- * anything that gives it recipes or values in the command is code: `--eval` (any prefix), `-E`,
- * a makefile from its input or a substitution, and every `NAME=value` (`CC='…;'` reaches a built-in
- * rule's recipe, `X!=cmd` runs cmd, SHELL / .SHELLFLAGS / MAKEFLAGS). Only plain targets,
- * `-f FILE`, `-C DIR` and the options above pass.
- */
-function makeRunsGiven(words: CommandWord[]): string | null {
-  const code = 'make runs recipes given in the command (--eval, a makefile from its input, NAME=value…)';
-  // A makefile that is not a plain file: `-`, a device or /proc entry however spelled (`dev/stdin` under -C /).
-  const special = (f: string) => f === '-' || /(^|\/)(dev|proc)(\/|$)/.test(f.replace(/\/+/g, '/'));
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i]!;
-    const t = w.text;
-    if (!w.literal || t.includes('`') || (!t.startsWith('-') && t.includes('='))) return code;
-    if (t === '-f' || t === '--file' || t === '--makefile' || t === '-C' || t === '--directory' || t === '-o' || t === '-W' || t === '-I') {
-      const v = words[++i];
-      if (!v || !v.literal || ((t === '-f' || t === '--file' || t === '--makefile') && special(v.text))) return code;
-      continue;
-    }
-    const file = /^(-f|--file=|--makefile=)(.+)$/.exec(t);
-    if (file) { if (special(file[2]!)) return code; continue; }
-    if (MAKE_FLAGS.test(t)) continue;
-    if (t.startsWith('-')) return code;
-  }
-  return null;
 }

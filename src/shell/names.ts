@@ -7,8 +7,30 @@ import type { SyntaxNode } from './parser.js';
  * every variable it names, recursively: `echo 'a[$(cmd)]'; test -v 'b[_]'` ran cmd through `$_`.
  * So a name that a builtin takes must be plain, with at most a literal integer subscript.
  */
-/** Variables whose value bash runs as code later, or that change what a command name, a `cd` or make's reading of makefiles means. */
-export const CODE_VAR_NAMES = 'PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_CMDS|BASH_ALIASES|BASH_FUNC_\\S*|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PATH|CDPATH|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES';
+/** Variables whose value bash runs as code later, or that change what a command name, a `cd`, a `~` (HOME: also git's ~/.gitconfig) or make's reading of makefiles means. */
+export const CODE_VAR_NAMES = 'PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_CMDS|BASH_ALIASES|BASH_FUNC_\\S*|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PATH|CDPATH|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|HOME';
+
+/**
+ * Variables other programs read as a command or as code: git's pager, editor, external diff, ssh and
+ * askpass programs, exec path, templates (hooks) and config from the environment (GIT_CONFIG_COUNT /
+ * KEY_n / VALUE_n outrank every config file and replace toolgate's own git hardening), pagers and
+ * editors, rsync's remote shell, the dynamic loader's preloads. Set however (`X=…`, read, export of a
+ * name set earlier), they make an allowed `git diff` run what they hold.
+ */
+const ENV_CODE_NAMES = 'GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_SSH|GIT_SSH_COMMAND|GIT_ASKPASS|SSH_ASKPASS|GIT_EXEC_PATH|GIT_PROXY_COMMAND|GIT_TEMPLATE_DIR|GIT_ALLOW_PROTOCOL|GIT_CONFIG|GIT_CONFIG_(COUNT|KEY_[0-9]+|VALUE_[0-9]+|PARAMETERS|GLOBAL|SYSTEM)|PAGER|MANPAGER|EDITOR|VISUAL|XDG_CONFIG_HOME|HOME|LESSOPEN|LESSCLOSE|RSYNC_RSH|LD_PRELOAD|LD_AUDIT';
+const ENV_CODE = new RegExp(`^(${ENV_CODE_NAMES})(\\[[^\\]]*\\])?(\\+?=|$)`);
+/** A pager or editor that runs nothing else: `GIT_PAGER=cat git log`, `GIT_EDITOR=true git commit`. */
+const SAFE_PAGER = /^(GIT_PAGER|PAGER|MANPAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL)=((cat|less|more|true|:)( -[A-Za-z]+)*)?$/;
+/** The names that carry toolgate's git hardening: unsetting them drops it. */
+export const HARDENING_VAR = /^GIT_CONFIG_(COUNT|KEY_|VALUE_|PARAMETERS)/;
+
+/** Why setting (or exporting) one of `named` hands code to a program run later, or null. */
+export function envCodeRisk(named: CommandWord[]): string | null {
+  const w = named.find((x) => ENV_CODE.test(x.text) && !(x.literal && SAFE_PAGER.test(x.text)));
+  if (!w) return null;
+  const name = w.text.split(/[[+=]/)[0]!;
+  return `${name} is run as a command, or read as settings, by programs run later (git, pagers, editors${/^GIT_CONFIG/.test(name) ? '; it also replaces the git hardening toolgate sets' : ''}): a prefix rule cannot allow it`;
+}
 
 const SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[(-?[0-9]+|@|\*)\])?$/;
 
@@ -122,7 +144,8 @@ export function nameRisk(prog: string, words: CommandWord[], assigns: CommandWor
     case 'getopts':
       // A brace or glob word may put another name in the name's place (`getopts {a,OPTIND}`).
       if (words.slice(1).some((w) => w.split)) return 'getopts with a word bash may split into several words: write the option string and the name literally';
-      names = words.slice(2, 3);
+      // `getopts -- OPTSTRING NAME`: bash skips a first `--`, which a word known only when it runs may be too.
+      names = words[1]?.text === '--' ? words.slice(3, 4) : words[1] && !words[1].literal ? words.slice(2, 4) : words.slice(2, 3);
       break;
     case 'printf': {
       const i = words.findIndex((w) => w.text.startsWith('-v'));
@@ -157,7 +180,7 @@ export function nameRisk(prog: string, words: CommandWord[], assigns: CommandWor
 }
 
 /** Loop variables refused: code variables, the ones that change a cd, and bash's integer variables. */
-export const LOOP_CODE_VAR = new RegExp(`^(${CODE_VAR_NAMES}|OLDPWD|IFS|${INT_VAR_NAMES})$`);
+export const LOOP_CODE_VAR = new RegExp(`^(${CODE_VAR_NAMES}|${ENV_CODE_NAMES}|OLDPWD|IFS|${INT_VAR_NAMES})$`);
 
 /** `{NAME}>f` / `{a[_]}<f`: the word just before the redirection, glued to it, is a brace-enclosed name. */
 export function namedDescriptor(redirect: SyntaxNode): boolean {
