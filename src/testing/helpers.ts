@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { parsePolicyText } from '../policy/load.js';
 import type { CompiledPolicy } from '../policy/types.js';
 import { SessionRoots } from '../server/session-roots.js';
 import { allTools } from '../tools/index.js';
+import { ctimeMargin, FINE_MS } from '../tools/glob/recheck.js';
 import { CLI_PATH } from '../paths.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -52,6 +53,25 @@ export async function withEngine<T>(engine: 'rg' | 'builtin' | 'index', f: () =>
       else process.env[k] = v;
     }
   }
+}
+
+/**
+ * Waits until every folder under each root changed long enough ago for glob's index to trust it
+ * (recheck.ts: ctimeMargin before the call starts). The index answers only from folders proven
+ * unchanged; a folder whose entries changed a moment ago makes glob walk instead.
+ */
+export async function settle(roots: readonly string[]): Promise<void> {
+  let until = 0;
+  const look = (dir: string) => {
+    let st;
+    try { st = lstatSync(dir); } catch { return; }
+    if (!st.isDirectory()) return;
+    until = Math.max(until, st.ctimeMs + Math.max(FINE_MS, ctimeMargin(st.ctimeMs)) + 20);
+    try { for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) look(path.join(dir, e.name)); } catch { /* unreadable */ }
+  };
+  for (const r of roots) look(r);
+  const wait = until - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }
 
 export function policyFromYaml(yaml: string, extra: { protectedAbs?: string[] } = {}): CompiledPolicy {

@@ -108,7 +108,9 @@ test(`${READS / 5} glob calls from the root, walking past the swapping folder (e
         assert.ok(!text.includes(CANARY), `glob (${engine}) named an outside file: ${text.slice(0, 300)}`);
         const env = r.structuredContent as { ok: boolean; data: { engine: string } | null };
         assert.equal(env.ok, true, text.slice(0, 300));
-        assert.equal(env.data?.engine, engine);
+        // The index cannot prove what it read while swap/ flips: the walker answers those calls.
+        if (engine === 'index') assert.ok(['index', 'builtin'].includes(env.data?.engine ?? ''), env.data?.engine);
+        else assert.equal(env.data?.engine, engine);
       }
     }
   }

@@ -11,7 +11,7 @@ import type { Envelope } from '../../src/core/envelope.js';
 import { runCall } from '../../src/core/pipeline.js';
 import { Session } from '../../src/core/session.js';
 import { SessionRoots } from '../../src/server/session-roots.js';
-import { Harness, policyFromYaml, withEngine } from '../../src/testing/helpers.js';
+import { Harness, policyFromYaml, settle, withEngine } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { deniedLeaks as leaks, GATE_POLICY, gateTree, HIDDEN_NAMES, REFUSED, SECRET_TEXT, type GateTree } from './gate-fixture.js';
 
@@ -100,6 +100,7 @@ describe('glob patterns that name the denied folder', () => {
     const rgFound = await locateRg({ ...process.env, TOOLGATE_RG: '' });
     try {
       for (const engine of rgFound ? ['rg', 'builtin', 'index'] as const : ['builtin', 'index'] as const) {
+        if (engine === 'index') await settle(h.workspace);
         await withEngine(engine, async () => {
           for (const [pattern, where] of patterns) {
             for (const extra of [{}, { hidden: true, gitignore: false }]) {

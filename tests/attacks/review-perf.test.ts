@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import picomatch from 'picomatch';
-import { Harness, policyFromYaml, tempDir, withEngine } from '../../src/testing/helpers.js';
+import { Harness, policyFromYaml, settle, tempDir, withEngine } from '../../src/testing/helpers.js';
 import { locateRg } from '../../src/tools/grep/rg.js';
 import { compileGlobs, requiredLiterals } from '../../src/workspace/path-rules.js';
 import { GENESIS, hashLine } from '../../src/audit/record.js';
@@ -74,6 +74,8 @@ test('deny globs: a generated table of patterns and paths answers exactly as pla
 interface GlobData { files: string[]; total: number; skipped_by_policy?: number; engine: string; fallback_reason: string | null; truncated: boolean }
 
 async function globWith(h: Harness, engine: 'rg' | 'builtin' | 'index', args: Record<string, unknown>) {
+  // The index answers from folders unchanged for a moment (else glob walks): let the tree settle.
+  if (engine === 'index') await settle(h.workspace);
   return withEngine(engine, async () => {
     const env = await h.call('glob', args) as { ok: boolean; data: GlobData; error?: { code: string } };
     if (env.ok) assert.equal(env.data.engine, engine === 'rg' ? 'ripgrep' : engine, `${JSON.stringify(args)}: ${env.data.fallback_reason}`);

@@ -179,6 +179,8 @@ for (const engine of ['ripgrep', 'index'] as const) test(`glob (${engine} engine
   }
   const h = new Harness([ws], { stateDir: path.join(tmp.dir, 'state') });
   t.after(() => h.close());
+  const { settle: settleTree } = await import('../../src/testing/helpers.js');
+  await settleTree([ws]);
   const glob = await h.call('glob', { pattern: '**/*.h', limit: 10_000 });
   assert.equal((glob.data as { total: number }).total, 3000, 'control: the engine lists all');
   assert.equal((glob.data as { engine: string }).engine, engine);

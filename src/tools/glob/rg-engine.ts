@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import { ToolError } from '../../core/errors.js';
 import { RgUnavailable } from '../grep/rg.js';
 import type { ResolvedPath } from '../../core/types.js';
@@ -5,6 +6,7 @@ import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
 import { openDir } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
+import type { SeenFolder } from '../walk/link-cache.js';
 import { ancestorIgnores, IgnoreStack, readIgnoreFilesSync, RG_IGNORE_FILES, rgReadsOtherwise } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
 import { splitSegments } from './pattern.js';
@@ -60,6 +62,12 @@ export function nameFilter(compiled: CompiledPattern): string | null {
   return /^\*+$/.test(name) ? null : name;
 }
 
+/** nameFilter's glob as a regular expression over one file name (names with a dot too: a superset). */
+const globRe = (glob: string): RegExp => picomatch.makeRe(glob, { dot: true });
+
+/** The index could not prove what it read: glob.ts answers with the walker (and says why). */
+export class IndexStale extends RgUnavailable {}
+
 interface DirState {
   /** Nothing on the way here is denied, asked, hidden, ignored or the state dir. */
   ok: boolean;
@@ -92,6 +100,10 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
   // With ask rules every entry is judged (and counted), as by the walker; without them only the
   // entries whose file name can match are listed (a --glob override, below).
   const name = asks || index ? null : nameFilter(compiled);
+  // The index tests a file's name first, by the same superset rg's override is given (a name that
+  // fails it cannot match; with ask rules every entry is judged, and counted, as by the walker).
+  const indexName = index && !asks ? nameFilter(compiled) : null;
+  const nameRe = indexName ? globRe(indexName) : null;
   // The walker's stack decides for every entry when rg's own ignore verdicts on files cannot be
   // taken: ignore files above the start apply (rg reads none there, --no-ignore-parent), or the
   // listing uses a --glob override, which rg applies INSTEAD of the ignore files (and of the
@@ -118,21 +130,24 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
   else if (name) args.push('--glob=!.*');
   if (o.hidden && o.gitignore) args.push('--glob=!.git/');
 
-  /** The link cache's list() of this call, once it has run (it reads every folder under the start). */
-  let linkGen = -1;
+  /** The folders this call's list() confirmed or read (it reads every folder under the start): its own view, whatever other calls run. */
+  const seenFolders = new Map<string, SeenFolder>();
   const readIgnores = (abs: string): Array<string | null> => {
     // The link cache read every folder under the start during this call: only the ignore files it saw are opened.
-    const seen = linkGen >= 0 ? ws.linkCache.ignoreFilesIn(abs, linkGen) : undefined;
+    const seen = seenFolders.get(abs)?.ignores;
     return readIgnoreFilesSync(abs, seen ? new Set(seen) : null, RG_IGNORE_FILES);
   };
   const relToRootOf = (rel: string) => (start.relToRoot === '' ? rel : rel === '' ? start.relToRoot : `${start.relToRoot}/${rel}`);
   let policySkipped = 0;
   let visited = 0;
   const asked = new Set<string>();
-  const judge = (name: string, rel: string, type: 'dir' | 'file' | 'symlink', stack: IgnoreStack | null) => {
+  /** `verify`: the entry is counted only if it passes (a link, looked at through the pinned folders first). */
+  const judge = (name: string, rel: string, type: 'dir' | 'file' | 'symlink', stack: IgnoreStack | null, verify?: () => boolean) => {
     const why = filter.check(name, relToRootOf(rel), `${base}/${rel}`, type, stack);
+    if (why === 'denied' || why === 'state') return why;
+    if (verify && !verify()) return 'moved';
     // Denied entries and the state dir are not even counted (as in the walker): the count must not tell what lies there.
-    if (why !== 'denied' && why !== 'state') visited++;
+    visited++;
     if (why === 'policy' && !asked.has(rel)) { asked.add(rel); policySkipped++; }
     return why;
   };
@@ -162,7 +177,7 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
     return state;
   };
   let fileDirs = folders(emulate);
-  let linkDirs: ((rel: string) => DirState) | null = emulate ? fileDirs : null;
+  let linkDirs: ((rel: string) => DirState) | null = emulate || index ? fileDirs : null;
 
   // The re-check through pinned folders: each folder on the way still a folder, the entry still a
   // file (or still a link). Links are checked as they arrive; files once rg has exited, unless
@@ -170,6 +185,8 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
   const checker = openRechecker(base);
   const matched: string[] = [];
   const pending: string[] = [];
+  /** The folders the index engine entered (read, or taken from their record), relative to the start. */
+  const entered: string[] = [];
   // Workspace.display, without its search of the roots when there is one.
   const show = ws.roots.length === 1 ? relToRootOf : (rel: string) => ws.display(`${base}/${rel}`);
   let quietOk = 0;
@@ -181,11 +198,12 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
     const dirRel = slash < 0 ? '' : rel.slice(0, slash);
     const dir = link ? (linkDirs ??= folders(o.gitignore))(dirRel) : fileDirs(dirRel);
     if (!dir.read) return;
-    if (judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack) || !matches) return;
-    // Files wait for rg to exit (quiet folders need no check one by one); links are checked at once.
-    if (!link) pending.push(rel);
-    // An entry that fails the re-check (moved, swapped for a link) is left out, uncounted (glob.ts).
-    else if (checker.check({ rel, link })) matched.push(show(rel));
+    // A link (from the cache, read by path) is re-checked through the pinned folders before it is
+    // counted or kept: one that moved, or lies outside through a folder swapped meanwhile, is left
+    // out uncounted. Files wait for rg to exit (quiet folders need no check one by one).
+    if (judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack, link ? () => checker.check({ rel, link }) : undefined) || !matches) return;
+    if (link) matched.push(show(rel));
+    else pending.push(rel);
   };
 
   let opened;
@@ -201,11 +219,13 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
     // The index engine takes each folder's files from its record, current for this call, and
     // enters only the folders the walker would read.
     const hooks = index ? {
-      enter: (rel: string, gen: number) => { linkGen = gen; return fileDirs(rel).read; },
-      files: (rel: string, names: readonly string[]) => { for (const n of names) consider(rel === '' ? n : `${rel}/${n}`, false); },
+      enter: (rel: string) => { const read = fileDirs(rel).read; if (read) entered.push(rel); return read; },
+      files: (rel: string, names: readonly string[]) => {
+        for (const n of names) if (!nameRe || nameRe.test(n)) consider(rel === '' ? n : `${rel}/${n}`, false);
+      },
     } : {};
-    const l = ws.linkCache.list(start.abs, { prune, deadline: o.deadline, signal: o.signal, ...hooks });
-    linkGen = l.generation;
+    const listed = { prune, deadline: o.deadline, signal: o.signal, seen: seenFolders, ...hooks };
+    const l = index ? await ws.linkCache.listAsync(start.abs, listed) : ws.linkCache.list(start.abs, listed);
     // (No file of rg's has been judged yet: its output is read by this thread, after this.)
     if (l.nestedGit && o.gitignore && !emulate) linkDirs = fileDirs = folders(true);
     const a = rg ? await rg : { timedOut: false, aborted: false };
@@ -216,8 +236,16 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
     for (const rel of l.links) consider(rel, true);
     // rg has exited: a file in a folder that provably did not change since before rg started is
     // what rg saw there; any other is re-checked through pinned folder descriptors.
-    const quiet = quietFolders({ base, pinnedFd: opened.fh.fd, started, before: (abs) => ws.linkCache.observed(abs, l.generation) });
-    const quietDirs = quiet.all(pending.map(dirOf));
+    const quiet = quietFolders({ base, pinnedFd: opened.fh.fd, started, before: (abs) => seenFolders.get(abs) });
+    // The index walked by path: a folder on the way swapped for a link while it ran would have
+    // brought in (and counted) what lies outside. Every folder it entered must be proven unchanged
+    // from before the walk until after it (whose looks go through the pinned start), or the walker answers.
+    if (index) {
+      const proven = quiet.all(entered);
+      const stale = entered.find((rel) => !proven.has(rel));
+      if (stale !== undefined) throw new IndexStale(`${show(stale) || '.'} changed a moment ago (or could not be proven unchanged since the index read it): the folders were walked instead`);
+    }
+    const quietDirs = index ? new Set(entered) : quiet.all(pending.map(dirOf));
     for (const rel of pending) {
       // A name that is not UTF-8 reaches here with U+FFFD in it, which names no file on disk: never
       // taken unchecked, whatever its folder (a real U+FFFD in a name passes the check).

@@ -5,8 +5,15 @@ const HAS_PROC_FD = process.platform === 'linux';
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 /** Folders remembered at most (all are forgotten past this, and read again). */
 export const LINK_CACHE_MAX_DIRS = 500_000;
-/** Entry names remembered at most, all folders together (~40 bytes each): past this all are forgotten. */
-export const LINK_CACHE_MAX_NAMES = 4_000_000;
+/**
+ * Entry names remembered at most, by every cache of the process together (each workspace, so each
+ * HTTP session, has its own): ~57 bytes a name, so ~85 MB. Past it the cache that adds a folder
+ * forgets its own records; when the others hold the budget, the folder is used without being kept.
+ */
+export const LINK_CACHE_MAX_NAMES = 1_500_000;
+const budget = { names: 0 };
+/** A cache that is garbage (its session ended) gives its names back. */
+const finished = new FinalizationRegistry<{ names: number }>((account) => { budget.names -= account.names; });
 /**
  * A folder is trusted from its record only when its ctime was this much older than the moment it
  * was read: a change made in the same tick of a coarse file-system clock right after the read
@@ -31,8 +38,13 @@ interface Folder {
   seen: number;
 }
 
+/** A folder as one list() call found it (its lstat in that call, or the fstat of its read). */
+export interface SeenFolder { readonly dev: number; readonly ino: number; readonly ctimeMs: number; readonly ignores: readonly string[] }
+
 export interface ListHooks {
   prune: (name: string) => boolean;
+  /** Filled with every folder this call confirmed or read, by absolute path: the call's own view, whatever other calls run meanwhile. */
+  seen?: Map<string, SeenFolder>;
   deadline: number;
   signal?: AbortSignal;
   enter?: (rel: string, generation: number) => boolean;
@@ -68,10 +80,12 @@ export class LinkCache {
   lastReads = 0;
   /** Counts list() calls: a record is current for the call that last saw it. */
   private generation = 0;
-  /** Names held by all records (links, folders and files). */
-  private names = 0;
+  /** Names held by all records (links, folders and files); an object of its own, for the finalizer. */
+  private readonly account = { names: 0 };
 
-  constructor(private readonly racyMs = RACY_MS) {}
+  constructor(private readonly racyMs = RACY_MS) {
+    finished.register(this, this.account);
+  }
 
   /**
    * `enter`, when given, is asked of each folder (its record current for this call, `generation`)
@@ -79,6 +93,22 @@ export class LinkCache {
    * `files` receives each entered folder's regular files.
    */
   list(startAbs: string, o: ListHooks): LinkList {
+    const steps = this.steps(startAbs, o);
+    for (;;) { const r = steps.next(); if (r.done) return r.value; }
+  }
+
+  /** list(), giving the thread back every 256 folders (a cold read of a big tree takes seconds). */
+  async listAsync(startAbs: string, o: ListHooks): Promise<LinkList> {
+    const steps = this.steps(startAbs, o);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The walk of list(), pausing (yield) every 256 folders, where it also checks the deadline and the signal. */
+  private *steps(startAbs: string, o: ListHooks): Generator<void, LinkList> {
     const links: string[] = [];
     const ignoreFiles: string[] = [];
     let nestedGit = false;
@@ -89,12 +119,14 @@ export class LinkCache {
     let n = 0;
     while (stack.length) {
       if ((++n & 255) === 0) {
+        yield;
         if (o.signal?.aborted) return { links, ignoreFiles, nestedGit, generation: gen, timedOut: false, aborted: true };
         if (Date.now() > o.deadline) return { links, ignoreFiles, nestedGit, generation: gen, timedOut: true, aborted: false };
       }
       const rel = stack.pop()!;
       const abs = rel === '' ? startAbs : `${base}/${rel}`;
       const f = this.folder(abs, gen, () => reads++);
+      if (f) o.seen?.set(abs, f);
       if (!f || (o.enter && !o.enter(rel, gen))) continue;
       if (o.files && f.files.length) o.files(rel, f.files);
       for (const name of f.links) links.push(rel === '' ? name : `${rel}/${name}`);
@@ -144,12 +176,12 @@ export class LinkCache {
     this.forget(abs);
     if (!f) return null;
     const size = f.links.length + f.dirs.length + f.files.length;
-    if (this.folders.size >= LINK_CACHE_MAX_DIRS || this.names + size > LINK_CACHE_MAX_NAMES) {
-      this.folders.clear();
-      this.names = 0;
-    }
+    if (this.folders.size >= LINK_CACHE_MAX_DIRS || budget.names + size > LINK_CACHE_MAX_NAMES) this.clear();
+    // Still over: other caches hold the budget. Used for this call, not kept (observed() knows it not).
+    if (budget.names + size > LINK_CACHE_MAX_NAMES) return f;
     this.folders.set(abs, f);
-    this.names += size;
+    this.account.names += size;
+    budget.names += size;
     return f;
   }
 
@@ -157,7 +189,16 @@ export class LinkCache {
     const f = this.folders.get(abs);
     if (!f) return;
     this.folders.delete(abs);
-    this.names -= f.links.length + f.dirs.length + f.files.length;
+    const size = f.links.length + f.dirs.length + f.files.length;
+    this.account.names -= size;
+    budget.names -= size;
+  }
+
+  /** Forgets every record (and gives their names back to the process's budget). */
+  clear(): void {
+    this.folders.clear();
+    budget.names -= this.account.names;
+    this.account.names = 0;
   }
 }
 
