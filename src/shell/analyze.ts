@@ -280,6 +280,8 @@ function optionValues(words: CommandWord[], withValue: string, short: string, lo
 
 /** `bash -c '…'`: the string is parsed and judged like the outer command; scripts and stdin are judged as written. */
 function judgeShell(parser: ShellParser, assigns: CommandWord[], words: CommandWord[], depth: number, out: Analysis): void {
+  // `HOME=/ bash -c 'cat ~/…'`: its code's `~` would be judged as the HOME toolgate knows.
+  if (assigns.some((w) => /^HOME=/.test(w.text))) { out.parts.push({ words: [...assigns, ...words], text: wordsText([...assigns, ...words]), deny_reason: 'HOME set for a shell changes what ~ names in its code: not allowed' }); return; }
   let i = 1;
   let hasC = false;
   let unsafe = false;

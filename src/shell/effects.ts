@@ -1,6 +1,7 @@
 import type { CommandWord } from '../core/types.js';
 import { archiveWrites } from './extract.js';
 import { gitCall, gitFiles, gitShowsContent } from './git.js';
+import { nameOperands } from './name-operands.js';
 import { sedCall } from './sed.js';
 
 export { runsCodeFromText } from './runs-code.js';
@@ -50,7 +51,9 @@ function archiveInputs(prog: string, words: CommandWord[]): CommandWord[] {
   // `tar cf ARCHIVE dir…` (old style): the archive is the first operand.
   if (prog === 'tar' && words[1] && !words[1].text.startsWith('-') && /f/.test(words[1].text)) out.shift();
   if (prog === 'zip' || prog === '7z') out.shift();
-  return out;
+  // Patterns of what to leave out (`--exclude .env`, zip's `-x .env`) are no inputs.
+  const names = nameOperands(words[0], words);
+  return out.filter((w) => !names.has(w));
 }
 const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred']);
 const TOUCHERS = new Set(['touch', 'mkdir', 'truncate', 'mkfifo', 'mknod']);

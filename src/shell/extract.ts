@@ -1,8 +1,9 @@
 import type { CommandWord } from '../core/types.js';
 import type { FileRef } from './effects.js';
+import { gitCall } from './git.js';
 
-/** The paths an archive names: known only when it runs (the archive's content is data, not text). */
-const NAMED_INSIDE: CommandWord = { text: '{paths named inside the archive}', literal: false };
+/** The paths an archive (or a patch) names: known only when it runs (its content is data, not text). */
+const NAMED_INSIDE: CommandWord = { text: '{paths named inside the archive or patch}', literal: false };
 
 /** Any option word of `words` that is a short-option cluster holding one of `letters` (`-xvzf`). */
 const cluster = (words: string[], letters: string, stop = '') => words.some((t) => {
@@ -42,8 +43,31 @@ export function extracts(prog: string, words: CommandWord[]): boolean {
     case 'pax': return cluster(t, 'r', 'fsoxbpTU');
     case 'cpio': return cluster(t, 'ip', 'CEFHIMORV') || long(t, ['--extract', '--pass-through'], 4);
     case 'uudecode': return !cluster(t, 'o') && !long(t, ['--output-file'], 3);
-    default: return false;
+    // dpkg-deb -x/-X/-R/-e (and dpkg's -x/-X/-e, handed to dpkg-deb) unpack the package's files or control files.
+    case 'dpkg-deb': return cluster(t, 'xXRe') || long(t, ['--extract', '--vextract', '--raw-extract', '--control'], 4);
+    case 'dpkg': return cluster(t, 'xXe') || long(t, ['--extract', '--vextract', '--control'], 4);
+    default: return patches(prog, words, t);
   }
+}
+
+/** git apply's options that only report on the patch (unless --apply comes too). */
+const APPLY_REPORT = /^--(check|stat|numstat|summary)$/;
+
+/**
+ * Programs that write the paths a patch (or ed's commands) names: `patch` (not --dry-run), `ed`
+ * (its `w` command; red too, in its folder), `git apply` (not --check/--stat/--numstat/--summary
+ * alone) and `git am`, whatever global options come before the sub-command.
+ */
+function patches(prog: string, words: CommandWord[], t: string[]): boolean {
+  if (prog === 'patch') return !long(t, ['--dry-run'], 4);
+  if (prog === 'ed' || prog === 'red') return !t.some((x) => /^(-V|--version|-h|--help)$/.test(x));
+  if (prog !== 'git') return false;
+  const call = gitCall(words);
+  if (call.sub === null) return false;
+  if (!words[call.at]!.literal) return true;
+  const rest = words.slice(call.at + 1).map((w) => w.text);
+  if (call.sub === 'am') return !rest.some((x) => /^(--show-current-patch.*|--abort|--quit)$/.test(x));
+  return call.sub === 'apply' && (rest.includes('--apply') || !rest.some((x) => APPLY_REPORT.test(x)));
 }
 
 /**
@@ -53,6 +77,6 @@ export function extracts(prog: string, words: CommandWord[]): boolean {
  */
 export function archiveWrites(prog: string, words: CommandWord[]): FileRef[] {
   if (!extracts(prog, words)) return [];
-  const via = `${prog} (unpacking)`;
+  const via = `${prog} (${prog === 'patch' || prog === 'git' || prog === 'ed' || prog === 'red' ? 'applying a patch' : 'unpacking'})`;
   return [{ word: NAMED_INSIDE, access: 'write', via }, { word: NAMED_INSIDE, access: 'link', via }];
 }

@@ -75,7 +75,7 @@ const CONTENT = new Set(['show', 'cat-file', 'archive', 'blame', 'annotate', 'gr
   'checkout-index', 'unpack-file', 'pack-objects', 'difftool', 'merge-file', 'clone', 'diff', 'log', 'whatchanged', 'diff-tree', 'diff-index',
   'diff-files', 'reflog', 'stash', 'worktree']);
 /** Options that make a log/diff print content (a patch, a pickaxe search, a line log). */
-const PATCH_FLAG = /^(-p|-u|--patch.*|-U\d*|--unified(=.*)?|--word-diff.*|--color-words.*|-[GS].*|--pickaxe-regex|-L.*|--cc|-c|-m|--diff-merges.*|--textconv|--find-object.*|-W|--function-context|--binary|--full-diff|--ext-diff)$/;
+const PATCH_FLAG = /^(-p|-u|--patch.*|-U\d*|--unified(=.*)?|--word-diff.*|--color-words.*|-[GS].*|--pickaxe-regex|-L.*|--cc|-c|-m|--diff-merges.*|--textconv|--find-object.*|-W|--function-context|--binary|--ext-diff)$/;
 /** Options that limit a diff to names and counts. */
 const NAMES_ONLY = /^(--stat.*|--name-only|--name-status|--numstat|--shortstat|--quiet|--raw|-s|--no-patch|--dirstat.*|--summary|--compact-summary|--exit-code)$/;
 /** Sub-commands whose output `-- <paths>` limits to those paths (a blob id there is refused by git). */
@@ -107,8 +107,9 @@ export function gitShowsContent(words: CommandWord[]): { paths: CommandWord[] | 
   if (redirected) shows = true;
   if (!shows) return null;
   const dd = t.indexOf('--');
-  // --follow follows renames out of the paths; --full-diff prints every file of a commit the paths select.
-  if (redirected || anyPath || !LIMITED_BY_PATHS.has(sub) || dd < 0 || t.includes('--follow') || (t.includes('--full-diff') && t.some((x) => x !== '--full-diff' && PATCH_FLAG.test(x))) || sub === 'grep' && t.some((x) => /^--(no-index|untracked)$/.test(x))) return { paths: null };
+  // --follow follows renames out of the paths; --full-diff prints every file of a commit the paths
+  // select (format-patch always prints patches; log and the like with a patch flag).
+  if (redirected || anyPath || !LIMITED_BY_PATHS.has(sub) || dd < 0 || t.includes('--follow') || t.includes('--full-diff') || sub === 'grep' && t.some((x) => /^--(no-index|untracked)$/.test(x))) return { paths: null };
   const paths = rest.slice(dd + 1);
   if (paths.length === 0 || paths.some((w) => !w.literal || /[*?[\]]|^:/.test(w.text))) return { paths: null };
   return { paths };

@@ -93,6 +93,8 @@ export function pathsFromFile(prog: CommandWord | undefined, words: CommandWord[
     const call = gitCall(argv);
     if (call.sub === 'apply' || call.sub === 'am' || (call.sub !== null && !argv[call.at]!.literal)) return argv[call.at]!;
   }
+  const rf = responseFile(prog, words) ?? scriptFile(name, words);
+  if (rf) return rf;
   for (const [i, w] of words.entries()) {
     if (w.text.startsWith('--') && w.text !== '--') {
       const opt = w.text.split('=')[0]!;
@@ -105,5 +107,43 @@ export function pathsFromFile(prog: CommandWord | undefined, words: CommandWord[
     else if (name === 'zip' && /^-[A-Za-z0-9]*@/.test(w.text)) return w;
     else if (name === 'curl' && /^-[A-Za-z]*K/.test(w.text)) return w;
   }
+  return null;
+}
+
+/**
+ * Programs that read more arguments from `@FILE` (a response file): binutils, the gcc and clang
+ * drivers (`-Wl,@f` reaches the linker), as, ld, javac and java; cross (`x86_64-linux-gnu-gcc`),
+ * versioned (`gcc-12`) and llvm (`llvm-nm`) names too.
+ */
+const RESPONSE_PROGS = /^([\w.+]+-)?(strings|nm|objdump|readelf|size|ar|ranlib|objcopy|strip|c\+\+filt|addr2line|elfedit|gprof|dlltool|windres|[a-z]*cc|gcc|g\+\+|c\+\+|cpp|clang|clang\+\+|clang-cpp|gfortran|gccgo|gdc|ld|ld\.bfd|ld\.gold|ld\.lld|lld|gold|as|javac|java|javadoc|javap|jar|jlink|jdeps|jpackage|kotlinc|scalac)(-[0-9][0-9.]*)?$/;
+
+/** The `@FILE` word of a program that reads its arguments from it (the paths in it are named by no word), or null. */
+export function responseFile(prog: CommandWord | undefined, words: CommandWord[]): CommandWord | null {
+  const name = prog ? prog.text.slice(prog.text.lastIndexOf('/') + 1) : '';
+  if (!prog?.literal || !RESPONSE_PROGS.test(name)) return null;
+  return words.find((w) => w !== prog && /(^|,)@./.test(w.text)) ?? null;
+}
+
+/** A short option letter among `letters` in a cluster, read up to a letter that takes a value (`stops`). */
+const inCluster = (t: string, letters: string, stops: string) => {
+  if (!/^-[^-]/.test(t)) return false;
+  for (const c of t.slice(1)) {
+    if (letters.includes(c)) return true;
+    if (stops.includes(c)) return false;
+  }
+  return false;
+};
+const longPrefix = (t: string, names: string[], min: number) => {
+  const n = t.split('=')[0]!;
+  return t.startsWith('--') && n.length >= min && names.some((x) => x.startsWith(n));
+};
+
+/**
+ * sed's script from a file (`-f FILE`, `-f -`, `--file`) and awk's program or library from one
+ * (`-f`, gawk's `-i`/`-E`/`-l` and their long forms): the files its `r`, `getline <` read are named by no word.
+ */
+export function scriptFile(name: string, words: CommandWord[]): CommandWord | null {
+  if (name === 'sed' || name === 'gsed') return words.find((w) => inCluster(w.text, 'f', 'eli') || longPrefix(w.text, ['--file'], 4)) ?? null;
+  if (/^(awk|gawk|mawk|nawk|busybox-awk)$/.test(name)) return words.find((w) => inCluster(w.text, 'fiEl', 'Fve') || longPrefix(w.text, ['--file', '--exec', '--include', '--load'], 4)) ?? null;
   return null;
 }

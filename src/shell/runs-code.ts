@@ -57,7 +57,11 @@ export function runsCodeFromText(prog: string, words: CommandWord[], dirs: Comma
     case 'sed': return sedCall(words).code;
     case 'less': case 'more': return opt(/^(\+|-\+)|^--?(lesskey|init)/) ? 'this pager option can run a command' : null;
     case 'ssh': case 'scp': case 'sftp': return opt(/ProxyCommand|LocalCommand|PermitLocalCommand|-oProxy|^-S$/i) ? 'this ssh option runs a command' : null;
-    case 'zip': return opt(/^(-TT|--unzip-command)/) ? 'zip -TT runs a command' : null;
+    case 'zip': return opt(/^-TT/) || longOption(t, ['--unzip-command'], 3) ? 'zip -TT / --unzip-command runs a command' : null;
+    // ed's commands (read from its input) run shell commands: `!cmd`, `r !cmd`, `w !cmd` (red refuses them).
+    case 'ed': return t.some((x) => /^(-V|--version|-h|--help)$/.test(x)) ? null : 'ed runs the shell commands its input holds (!cmd, r !cmd, w !cmd)';
+    // wget's askpass program, named by an option (any prefix) or a wgetrc command (-e use_askpass=…, --config FILE).
+    case 'wget': return longOption(t, ['--use-askpass', '--config'], 5) || wgetrcCommand(t) ? 'wget --use-askpass (or a wgetrc command or file) runs a program' : null;
     // coreutils / diffutils / rsync options whose value is a program they run.
     case 'split': return longOption(t, ['--filter']) ? 'split --filter runs a command on each piece' : null;
     case 'sdiff': case 'diff3': return longOption(t, ['--diff-program']) ? `${prog} --diff-program runs a program` : null;
@@ -65,6 +69,16 @@ export function runsCodeFromText(prog: string, words: CommandWord[], dirs: Comma
     case 'rsync': return longOption(t, ['--rsh', '--rsync-path', '--remote-option'], 4) || shortOption(t, 'eM', 'BfT@') ? 'this rsync option runs a command (-e, --rsh, --rsync-path)' : null;
     default: return null;
   }
+}
+
+/** wget's `-e CMD` / `--execute=CMD` (any prefix, glued or not) naming use_askpass. */
+function wgetrcCommand(t: string[]): boolean {
+  return t.some((x, i) => {
+    const long = /^--(e[a-z]*)(=(.*))?$/.exec(x);
+    const v = long && '--execute'.startsWith(`--${long[1]}`) ? (long[2] !== undefined ? long[3]! : t[i + 1] ?? '')
+      : /^-[A-Za-z]*e/.test(x) && !x.startsWith('--') ? (x.slice(x.indexOf('e') + 1) || (t[i + 1] ?? '')) : null;
+    return v !== null && /useaskpass/i.test(v.replace(/[-_\s]/g, ''));  // wgetrc names ignore case, - and _
+  });
 }
 
 /** make's options that take no value, or a value that is no makefile (numbers, a folder). */

@@ -2,9 +2,11 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandWord, PlanTarget } from '../core/types.js';
 import type { Analysis } from './analyze.js';
-import { climbingLink, curlUploadGlob, fileUrlGlob, operandWords, pathsFromFile, pathTexts } from './operands.js';
+import { nameOperands } from './name-operands.js';
+import { climbingLink, curlUploadGlob, fileUrlGlob, operandWords, pathsFromFile, pathTexts, responseFile } from './operands.js';
 import { relInRoots } from './path-verdict.js';
-import { denyPart, literalPath, PROC_SECRET, ruleTarget } from './target-parts.js';
+import { globOptions, secretPaths } from './secret-words.js';
+import { askPart, denyPart, literalPath, PROC_SECRET, ruleTarget } from './target-parts.js';
 import type { TargetOptions } from './targets.js';
 
 /**
@@ -26,11 +28,14 @@ function quietTest(words: CommandWord[], bracket: boolean): boolean {
   return args.every((w, i) => w.literal || op(args[i - 1]) || op(args[i + 1]));
 }
 
-/** Whether the program opens no file its words name (see NO_FILES). */
+/**
+ * Whether the program opens no file its words name (see NO_FILES). Only a bare name: a path
+ * (`./echo`, `/tmp/x/sleep`) runs whatever file is there, a copy of `rev` as well.
+ */
 function opensNothing(prog: CommandWord | undefined, words: CommandWord[]): boolean {
-  if (!prog?.literal) return false;
-  const name = prog.text.slice(prog.text.lastIndexOf('/') + 1);
-  if (name === 'test' || name === '[') return quietTest(words[0] === prog ? words.slice(1) : words, name === '[');
+  if (!prog?.literal || prog.text.includes('/')) return false;
+  const name = prog.text;
+  if (name === 'test' || name === '[') return quietTest(words, name === '[');
   return NO_FILES.has(name);
 }
 
@@ -51,6 +56,7 @@ const AFTER_CD_WHY = 'a path after a cd to a folder known only when it runs (cd 
 export function operandTargets(a: Analysis, o: TargetOptions, dirs: readonly (string | null)[], seen: Set<string>): PlanTarget[] {
   const out: PlanTarget[] = [];
   const strict = !!(o.strictReads && o.pathRule);
+  const globs = globOptions(a);
   for (const p of a.parts) {
     const { prog, words } = operandWords(p);
     const label0 = prog?.text ?? '';
@@ -65,11 +71,27 @@ export function operandTargets(a: Analysis, o: TargetOptions, dirs: readonly (st
       const unknown = prog?.literal && !quiet && !p.deny_reason ? words.find((w) => !w.literal && literalPath(w, o.home) === null && !globOnly(w)) : undefined;
       if (unknown) out.push(denyPart(`${label0} ${unknown.text}`, UNKNOWN_WHY));
     } else if (quiet) continue;
+    else {
+      // Without path rules a response file (`strings @list`, `gcc @args`) asks: the paths it holds are named by no word.
+      const rf = responseFile(prog, words);
+      if (rf) out.push(askPart(`${label0} ${rf.text} (reads its arguments from a file, which may name a secret, and no OS sandbox hides the secrets)`));
+    }
+    // Names and patterns, never opened (`grep .env .gitignore`, `find -name .env`, `git status .env`).
+    const names = nameOperands(prog, words);
     for (const w of words) {
       const lp = literalPath(w, o.home);
-      if (lp === null) continue;
-      // `--exclude=.env`, `--ignore=…` name what not to read.
-      const skip = /^--(exclude|ignore)[a-z-]*=/.test(w.text);
+      if (lp === null) {
+        // `"$HOME/.ssh/id_rsa"`, `.e*`: judged by the secrets list as what they name (see secretPaths).
+        for (const abs of secretPaths(w, o.home, dirs, o.cwd, globs)) {
+          if (seen.has(`operand+:${abs}`)) continue;
+          seen.add(`operand+:${abs}`);
+          const t = judgeOperand(`${label0} ${w.text}`, abs, o, false, false);
+          if (t) out.push(t);
+        }
+        continue;
+      }
+      // `--exclude=.env`, `--ignore=…` name what not to read (`--exclude-from=F` reads F).
+      const skip = names.has(w) || /^--(exclude|ignore)(-dir)?=/.test(w.text);
       for (const text of w.literal ? pathTexts(w.text) : [lp]) {
         for (const base of path.isAbsolute(text) ? [o.cwd] : dirs) {
           if (base === null) { if (strict) out.push(denyPart(`${label0} ${text}`, AFTER_CD_WHY)); break; }

@@ -1,11 +1,15 @@
 import type { CommandWord } from '../core/types.js';
 import type { SyntaxNode } from './parser.js';
 
-/** Unquoted characters that make bash change a word: globs, brace expansion, tilde. */
-const UNQUOTED_SPECIAL = /[*?[\]{}~]/;
+/** Unquoted characters that make bash change a word: globs, brace expansion (a tilde: see unquoteBare). */
+const UNQUOTED_SPECIAL = /[*?[\]{}]/;
 
-/** Quote removal for an unquoted word: `\x` → `x`, backslash-newline vanishes. Returns null if the word expands. */
-function unquoteBare(raw: string): { text: string; literal: boolean } {
+/**
+ * Quote removal for an unquoted word: `\x` → `x`, backslash-newline vanishes; `literal` false if the word expands.
+ * `~` expands only at the start of a word (`atStart`: this text begins the word) or after `=` / `:`
+ * (in an assignment, and in a word that looks like one, `a=~/x`, `P=a:~/b`): `HEAD~2` is literal.
+ */
+function unquoteBare(raw: string, atStart = true): { text: string; literal: boolean } {
   let out = '';
   let literal = true;
   for (let i = 0; i < raw.length; i++) {
@@ -19,6 +23,7 @@ function unquoteBare(raw: string): { text: string; literal: boolean } {
     }
     if (c === '$' || c === '`') literal = false;
     else if (UNQUOTED_SPECIAL.test(c)) literal = false;
+    else if (c === '~' && (i === 0 ? atStart : raw[i - 1] === '=' || raw[i - 1] === ':')) literal = false;
     out += c;
   }
   return { text: out, literal };
@@ -103,9 +108,12 @@ export function wordOf(node: SyntaxNode): CommandWord {
       let text = '';
       let literal = true;
       let split = false;
-      for (const c of node.children) {
+      for (const [k, c] of node.children.entries()) {
         if (!c) continue;
-        const w = c.isNamed ? wordOf(c) : unquoteBare(c.text);
+        // A `~` opening a later piece is no tilde prefix, unless the text before it ends in `=` or `:`.
+        const bare = !c.isNamed || c.type === 'word' || c.type === 'number';
+        const w: CommandWord = bare ? unquoteBare(c.text, k === 0 || /[=:]$/.test(text)) : wordOf(c);
+        if (bare && c.isNamed && !w.literal) w.split = true;
         text += w.text;
         literal &&= w.literal;
         split ||= !!(w as CommandWord).split;
