@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { ToolError } from '../../core/errors.js';
 import { RgUnavailable } from '../grep/rg.js';
@@ -103,7 +104,10 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
   // The index tests a file's name first, by the same superset rg's override is given (a name that
   // fails it cannot match; with ask rules every entry is judged, and counted, as by the walker).
   const indexName = index && !asks ? nameFilter(compiled) : null;
+  // picomatch also takes a name equal to the pattern itself (`{a,b}.txt` names a file so called).
+  const lastSeg = splitSegments(compiled.pattern)?.at(-1);
   const nameRe = indexName ? globRe(indexName) : null;
+  const nameOk = nameRe ? (n: string) => nameRe.test(n) || n === lastSeg : null;
   // The walker's stack decides for every entry when rg's own ignore verdicts on files cannot be
   // taken: ignore files above the start apply (rg reads none there, --no-ignore-parent), or the
   // listing uses a --glob override, which rg applies INSTEAD of the ignore files (and of the
@@ -132,10 +136,13 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
 
   /** The folders this call's list() confirmed or read (it reads every folder under the start): its own view, whatever other calls run. */
   const seenFolders = new Map<string, SeenFolder>();
-  const readIgnores = (abs: string): Array<string | null> => {
+  /** The pinned start's /proc path, once opened: ignore files are read through it, not by a path above the start. */
+  let pinnedDir: string | null = null;
+  const readIgnores = (rel: string): Array<string | null> => {
     // The link cache read every folder under the start during this call: only the ignore files it saw are opened.
-    const seen = seenFolders.get(abs)?.ignores;
-    return readIgnoreFilesSync(abs, seen ? new Set(seen) : null, RG_IGNORE_FILES);
+    const seen = seenFolders.get(rel === '' ? start.abs : `${base}/${rel}`)?.ignores;
+    const dir = pinnedDir ?? base;
+    return readIgnoreFilesSync(rel === '' ? dir || '/' : `${dir}/${rel}`, seen ? new Set(seen) : null, RG_IGNORE_FILES);
   };
   const relToRootOf = (rel: string) => (start.relToRoot === '' ? rel : rel === '' ? start.relToRoot : `${start.relToRoot}/${rel}`);
   let policySkipped = 0;
@@ -159,7 +166,12 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
    */
   const folders = (withStacks: boolean) => {
     const dirs = new Map<string, DirState>();
-    dirs.set('', { ok: true, read: true, stack: withStacks ? startStack.with(start.relToRoot, readIgnores(start.abs)) : null });
+    // A folder's stack (its own ignore files) is read when first needed: after the folder itself was looked at.
+    const lazy = (ok: boolean, read: boolean, of: () => IgnoreStack | null): DirState => {
+      let s: IgnoreStack | null | undefined;
+      return { ok, read, get stack() { return s === undefined ? (s = of()) : s; } };
+    };
+    dirs.set('', lazy(true, true, () => (withStacks ? startStack.with(start.relToRoot, readIgnores('')) : null)));
     const state = (rel: string): DirState => {
       let s = dirs.get(rel);
       if (s) return s;
@@ -169,20 +181,21 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
       else {
         const dirName = rel.slice(slash + 1);
         const ok = !judge(dirName, rel, 'dir', parent.stack) && !(dirName === '.git' && o.gitignore);
-        s = { ok, read: ok && compiled.canContain(rel.split('/')), stack: ok && parent.stack ? parent.stack.with(relToRootOf(rel), readIgnores(`${base}/${rel}`)) : parent.stack };
+        s = lazy(ok, ok && compiled.canContain(rel.split('/')), () => (ok && parent.stack ? parent.stack.with(relToRootOf(rel), readIgnores(rel)) : parent.stack));
       }
       dirs.set(rel, s);
       return s;
     };
     return state;
   };
-  let fileDirs = folders(emulate);
-  let linkDirs: ((rel: string) => DirState) | null = emulate || index ? fileDirs : null;
+  // Built once the start is pinned (the ignore files are read through it).
+  let fileDirs: (rel: string) => DirState = () => { throw new Error('glob: folders judged before the start was opened'); };
+  let linkDirs: ((rel: string) => DirState) | null = null;
 
   // The re-check through pinned folders: each folder on the way still a folder, the entry still a
   // file (or still a link). Links are checked as they arrive; files once rg has exited, unless
-  // their folder provably did not change (quietFolders).
-  const checker = openRechecker(base);
+  // their folder provably did not change (quietFolders). Opened once the start is pinned, and held to be it.
+  let checker: ReturnType<typeof openRechecker> | null = null;
   const matched: string[] = [];
   const pending: string[] = [];
   /** The folders the index engine entered (read, or taken from their record), relative to the start. */
@@ -201,7 +214,7 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
     // A link (from the cache, read by path) is re-checked through the pinned folders before it is
     // counted or kept: one that moved, or lies outside through a folder swapped meanwhile, is left
     // out uncounted. Files wait for rg to exit (quiet folders need no check one by one).
-    if (judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack, link ? () => checker.check({ rel, link }) : undefined) || !matches) return;
+    if (judge(rel.slice(slash + 1), rel, link ? 'symlink' : 'file', dir.stack, link ? () => checker!.check({ rel, link }) : undefined) || !matches) return;
     if (link) matched.push(show(rel));
     else pending.push(rel);
   };
@@ -211,17 +224,26 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
   try {
     opened = await openDir(start, ws);
     const cwd = HAS_PROC_FD ? `/proc/${process.pid}/fd/${opened.fh.fd}` : start.abs;
+    if (HAS_PROC_FD) pinnedDir = `/proc/self/fd/${opened.fh.fd}`;
+    const pinned = fstatSync(opened.fh.fd);
+    checker = openRechecker(base, {}, { dev: pinned.dev, ino: pinned.ino });
+    fileDirs = folders(emulate);
+    linkDirs = emulate || index ? fileDirs : null;
     const started = Date.now();
     const rg = bin === null ? null : rgFiles(bin, args, { cwd, signal: o.signal, deadline: o.deadline, onItem: (rel) => consider(rel, false) });
     // While rg walks: the links (rg lists none), from the per-folder cache. Folders neither engine
     // lists are pruned: the state dir, .git unless nothing is ignored, dot-folders unless hidden.
-    const prune = o.hidden ? (n: string) => n === STATE_DIR_NAME || (o.gitignore && n === '.git') : (n: string) => n.charCodeAt(0) === 46;
-    // The index engine takes each folder's files from its record, current for this call, and
-    // enters only the folders the walker would read.
+    const prune = index ? () => false : o.hidden ? (n: string) => n === STATE_DIR_NAME || (o.gitignore && n === '.git') : (n: string) => n.charCodeAt(0) === 46;
+    // The index engine judges each folder as the walker does before anything about it is looked at
+    // (a denied, hidden or ignored folder is never read), takes each folder's files from its
+    // record, current for this call, and gives up when a folder a proven parent listed is gone.
+    let gone: string | null = null;
     const hooks = index ? {
-      enter: (rel: string) => { const read = fileDirs(rel).read; if (read) entered.push(rel); return read; },
+      admit: (rel: string) => fileDirs(rel).read,
+      enter: (rel: string) => { entered.push(rel); return true; },
+      gone: (rel: string) => { gone ??= rel; },
       files: (rel: string, names: readonly string[]) => {
-        for (const n of names) if (!nameRe || nameRe.test(n)) consider(rel === '' ? n : `${rel}/${n}`, false);
+        for (const n of names) if (!nameOk || nameOk(n)) consider(rel === '' ? n : `${rel}/${n}`, false);
       },
     } : {};
     const listed = { prune, deadline: o.deadline, signal: o.signal, seen: seenFolders, ...hooks };
@@ -242,7 +264,7 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
     // from before the walk until after it (whose looks go through the pinned start), or the walker answers.
     if (index) {
       const proven = quiet.all(entered);
-      const stale = entered.find((rel) => !proven.has(rel));
+      const stale = gone ?? entered.find((rel) => !proven.has(rel));
       if (stale !== undefined) throw new IndexStale(`${show(stale) || '.'} changed a moment ago (or could not be proven unchanged since the index read it): the folders were walked instead`);
     }
     const quietDirs = index ? new Set(entered) : quiet.all(pending.map(dirOf));
@@ -254,7 +276,7 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
     }
     r = { timedOut: a.timedOut || l.timedOut, aborted: a.aborted || l.aborted };
   } finally {
-    checker.close();
+    checker?.close();
     await opened?.fh.close().catch(() => {});
   }
   if (r.aborted) throw new ToolError('Cancelled', 'The glob was cancelled.');

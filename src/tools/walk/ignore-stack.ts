@@ -20,6 +20,8 @@ interface Level {
 }
 
 const HAS_RULE = /^[ \t]*[^#\s]/m;
+const HAS_PROC_FD = process.platform === 'linux';
+const DIR_NOFOLLOW = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 /**
  * The ignore rules in force in one directory: one level per ancestor's ignore file that has rules.
@@ -168,10 +170,24 @@ export async function ancestorIgnores(root: string, relDir: string, files: reado
   let stack = IgnoreStack.empty(cache);
   if (relDir === '') return stack;
   const parts = relDir.split('/');
-  for (let i = 0; i < parts.length; i++) {
-    const base = parts.slice(0, i).join('/');
-    const texts = await readIgnoreFiles(base === '' ? root : `${root}/${base}`, null, files);
-    stack = stack.with(base, texts);
+  // Each folder on the way is opened without following a link, through its parent's descriptor
+  // (from the root): a folder swapped for a link to outside cannot lend an outside ignore file's
+  // rules to the answer. One that cannot be opened so ends the reading (fewer rules: ignore files
+  // decide what is shown among what the policy allows, never what it hides).
+  const fds: number[] = [];
+  try {
+    for (let i = 0; i < parts.length; i++) {
+      const base = parts.slice(0, i).join('/');
+      let dirPath = base === '' ? root : `${root}/${base}`;
+      if (HAS_PROC_FD) {
+        const parent = fds[fds.length - 1];
+        try { fds.push(openSync(parent === undefined ? root : `/proc/self/fd/${parent}/${parts[i - 1]}`, DIR_NOFOLLOW)); } catch { break; }
+        dirPath = `/proc/self/fd/${fds[fds.length - 1]}`;
+      }
+      stack = stack.with(base, await readIgnoreFiles(dirPath, null, files));
+    }
+  } finally {
+    for (const fd of fds) try { closeSync(fd); } catch { /* closed */ }
   }
   return stack.admitting(named);
 }

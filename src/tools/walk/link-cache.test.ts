@@ -122,3 +122,11 @@ test('ignoreFilesIn: the ignore files a folder holds, in precedence order, only 
   const third = c.list(f.ws, { prune: (n) => n === 'a', deadline: far() });
   assert.equal(c.ignoreFilesIn(path.join(f.ws, 'a'), third.generation), undefined);
 });
+
+test('recordBytes: a record is charged for the path it is kept under and each name, not only for its names', async () => {
+  const { recordBytes } = await import('./link-cache.js');
+  const empty = { links: [], dirs: [], files: [], ignores: [] };
+  const deep = recordBytes(`/${'d'.repeat(3500)}`, empty);
+  assert.ok(deep > 7000, `a 3.5 KB path costs more than 7 KB: ${deep}`);
+  assert.ok(recordBytes('/a', { ...empty, files: ['x.c', 'y.c'] }) > recordBytes('/a', empty) + 80);
+});

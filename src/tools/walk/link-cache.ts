@@ -6,14 +6,19 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 /** Folders remembered at most (all are forgotten past this, and read again). */
 export const LINK_CACHE_MAX_DIRS = 500_000;
 /**
- * Entry names remembered at most, by every cache of the process together (each workspace, so each
- * HTTP session, has its own): ~57 bytes a name, so ~85 MB. Past it the cache that adds a folder
+ * Bytes the records of every cache of the process may hold together (each workspace, so each HTTP
+ * session, has its own cache), as estimated by recordBytes: past it the cache that adds a folder
  * forgets its own records; when the others hold the budget, the folder is used without being kept.
  */
-export const LINK_CACHE_MAX_NAMES = 1_500_000;
-const budget = { names: 0 };
-/** A cache that is garbage (its session ended) gives its names back. */
-const finished = new FinalizationRegistry<{ names: number }>((account) => { budget.names -= account.names; });
+export const LINK_CACHE_MAX_BYTES = 128 * 1024 * 1024;
+/** What a record costs on the heap, roughly: the object and its arrays, the path it is kept under, each name. */
+export function recordBytes(abs: string, f: { links: string[]; dirs: string[]; files: string[]; ignores: string[] }): number {
+  let n = 200 + 2 * abs.length;
+  for (const list of [f.links, f.dirs, f.files, f.ignores]) for (const name of list) n += 40 + 2 * name.length;
+  return n;
+}
+const budget = { bytes: 0 };
+const finished = new FinalizationRegistry<{ bytes: number }>((account) => { budget.bytes -= account.bytes; });
 /**
  * A folder is trusted from its record only when its ctime was this much older than the moment it
  * was read: a change made in the same tick of a coarse file-system clock right after the read
@@ -47,7 +52,11 @@ export interface ListHooks {
   seen?: Map<string, SeenFolder>;
   deadline: number;
   signal?: AbortSignal;
+  /** Asked of each folder before anything about it is looked at: false leaves it unread. */
+  admit?: (rel: string) => boolean;
   enter?: (rel: string, generation: number) => boolean;
+  /** A folder admitted but gone, or no longer a folder, when looked at. */
+  gone?: (rel: string) => void;
   files?: (rel: string, names: readonly string[]) => void;
 }
 
@@ -80,8 +89,8 @@ export class LinkCache {
   lastReads = 0;
   /** Counts list() calls: a record is current for the call that last saw it. */
   private generation = 0;
-  /** Names held by all records (links, folders and files); an object of its own, for the finalizer. */
-  private readonly account = { names: 0 };
+  /** Bytes its records hold (recordBytes); an object of its own, for the finalizer. */
+  private readonly account = { bytes: 0 };
 
   constructor(private readonly racyMs = RACY_MS) {
     finished.register(this, this.account);
@@ -124,9 +133,11 @@ export class LinkCache {
         if (Date.now() > o.deadline) return { links, ignoreFiles, nestedGit, generation: gen, timedOut: true, aborted: false };
       }
       const rel = stack.pop()!;
+      if (o.admit && !o.admit(rel)) continue;
       const abs = rel === '' ? startAbs : `${base}/${rel}`;
       const f = this.folder(abs, gen, () => reads++);
       if (f) o.seen?.set(abs, f);
+      else o.gone?.(rel);
       if (!f || (o.enter && !o.enter(rel, gen))) continue;
       if (o.files && f.files.length) o.files(rel, f.files);
       for (const name of f.links) links.push(rel === '' ? name : `${rel}/${name}`);
@@ -175,13 +186,13 @@ export class LinkCache {
     const f = readFolder(abs, this.racyMs, gen);
     this.forget(abs);
     if (!f) return null;
-    const size = f.links.length + f.dirs.length + f.files.length;
-    if (this.folders.size >= LINK_CACHE_MAX_DIRS || budget.names + size > LINK_CACHE_MAX_NAMES) this.clear();
+    const size = recordBytes(abs, f);
+    if (this.folders.size >= LINK_CACHE_MAX_DIRS || budget.bytes + size > LINK_CACHE_MAX_BYTES) this.clear();
     // Still over: other caches hold the budget. Used for this call, not kept (observed() knows it not).
-    if (budget.names + size > LINK_CACHE_MAX_NAMES) return f;
+    if (budget.bytes + size > LINK_CACHE_MAX_BYTES) return f;
     this.folders.set(abs, f);
-    this.account.names += size;
-    budget.names += size;
+    this.account.bytes += size;
+    budget.bytes += size;
     return f;
   }
 
@@ -189,16 +200,16 @@ export class LinkCache {
     const f = this.folders.get(abs);
     if (!f) return;
     this.folders.delete(abs);
-    const size = f.links.length + f.dirs.length + f.files.length;
-    this.account.names -= size;
-    budget.names -= size;
+    const size = recordBytes(abs, f);
+    this.account.bytes -= size;
+    budget.bytes -= size;
   }
 
-  /** Forgets every record (and gives their names back to the process's budget). */
+  /** Forgets every record (and gives their bytes back to the process's budget). */
   clear(): void {
     this.folders.clear();
-    budget.names -= this.account.names;
-    this.account.names = 0;
+    budget.bytes -= this.account.bytes;
+    this.account.bytes = 0;
   }
 }
 
