@@ -43,7 +43,8 @@ export interface CommandWord {
 export type PlanTarget =
   | { kind: 'path'; access: PathAccess; path: ResolvedPath }
   | { kind: 'command'; words: CommandWord[]; text: string; /** set when the parser itself refuses the part (eval, parse error…) */ deny_reason?: string; network?: boolean;
-      /** The words as written when `words` hides them (code a prefix rule must not allow): deny and ask rules still catch them. */ asWritten?: CommandWord[] }
+      /** The words as written when `words` hides them (code a prefix rule must not allow): deny and ask rules still catch them. */ asWritten?: CommandWord[];
+      /** Set on a part that must be asked (never allowed by a rule or the defaults, only by a person's grant): why. */ ask_reason?: string }
   | { kind: 'domain'; host: string; url: string };
 
 /** What a call will do, worked out before it runs: the gate and the audit judge this, never raw strings. */

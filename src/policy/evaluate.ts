@@ -74,6 +74,10 @@ function judgeTarget(tool: ToolFacts, t: PlanTarget | null, rules: CompiledRule[
   if (best?.decision === 'allow' && !best.command && t?.kind === 'command' && t.asWritten && rules.some((r) => r.decision === 'deny' && r.command && r.tool(tool.name))) {
     return { target, kind, decision: 'ask', rule: `${ruleName(best)}, but this part runs code a command deny rule cannot see into`, source: 'policy' };
   }
+  // A hard ask (a write to a path known only when it runs, without a sandbox): no rule or default allows it, a person's grant may.
+  if (t?.kind === 'command' && t.ask_reason && (best ? best.decision === 'allow' && best.source !== 'grant' : riskDefault(tool.risk, defaults) === 'allow')) {
+    return { target, kind, decision: 'ask', rule: t.ask_reason, source: best ? 'policy' : 'default' };
+  }
   if (best) return { target, kind, decision: best.decision, rule: ruleName(best), source: best.source === 'grant' ? 'grant' : 'policy' };
   // The network is off unless a rule names the domain.
   if (t?.kind === 'domain') return { target, kind, decision: 'deny', rule: 'network is off by default: no rule allows this domain', source: 'default' };

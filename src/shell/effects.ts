@@ -1,6 +1,7 @@
 import type { CommandWord } from '../core/types.js';
 import { archiveWrites } from './extract.js';
 import { gitCall, gitFiles, gitShowsContent } from './git.js';
+import { PATTERN_OPTS, patternArgs } from './grep-args.js';
 import { nameOperands } from './name-operands.js';
 import { sedCall } from './sed.js';
 
@@ -41,11 +42,14 @@ const ARCHIVERS = new Set(['tar', 'zip', '7z', 'cpio']);
 /** Folders and files an archiver reads: tar's operands (not the -f value), zip's after the archive name. */
 function archiveInputs(prog: string, words: CommandWord[]): CommandWord[] {
   const out: CommandWord[] = [];
+  let opts = true;
   for (let i = 1; i < words.length; i++) {
     const t = words[i]!.text;
-    if (prog === 'tar' && (t === '-f' || t === '--file' || t === '-C' || t === '--directory')) { i++; continue; }
+    // After `--` every word is an input (`tar -cf - -- --exclude .env`).
+    if (opts && t === '--' && words[i]!.literal) { opts = false; continue; }
+    if (opts && prog === 'tar' && (t === '-f' || t === '--file' || t === '-C' || t === '--directory')) { i++; continue; }
     if (prog === 'tar' && i === 1 && !t.startsWith('-')) continue; // `tar cf …`: the old-style flag word
-    if (t.startsWith('-') && t !== '-') continue;
+    if (opts && t.startsWith('-') && t !== '-') continue;
     out.push(words[i]!);
   }
   // `tar cf ARCHIVE dir…` (old style): the archive is the first operand.
@@ -78,7 +82,9 @@ const hasOpt = (words: CommandWord[], re: RegExp) => words.slice(1).some((w) => 
 export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
   const refs: FileRef[] = [];
   const add = (ws: CommandWord[], access: FileAccess) => { for (const w of ws) if (w.text !== '-') refs.push({ word: w, access, via: prog }); };
-  const ops = operands(words);
+  // Patterns and names the program never opens (`--exclude .env`, grep's pattern): see nameOperands.
+  const names = nameOperands(words[0], words);
+  const ops = operands(words).filter((w) => !names.has(w));
   if (prog === 'test' || prog === '[') {
     const ws = words.slice(1);
     ws.forEach((w, i) => {
@@ -127,8 +133,12 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
     const files = inPlace ? ops.slice(scriptGiven ? 0 : 1) : [];
     add(files, inPlace ? 'write' : 'read');
   } else if (PATTERN_FIRST.has(prog)) {
-    const scriptGiven = hasOpt(words, /^(-e|-f|--regexp.*|--file.*)$/) || hasOpt(words, /^-[a-zA-Z]*[ef].+$/);
-    const files = ops.slice(scriptGiven ? 0 : 1);
+    // grep and rg: -e/-f anywhere (options permute: `grep /etc/shadow -ve x`), read as nameOperands does.
+    const g = PATTERN_OPTS[prog] ? patternArgs(words.slice(1), PATTERN_OPTS[prog]!) : null;
+    // Unsure which operand is the pattern: every literal operand is read (a word known only when it runs may be `-e…`).
+    const pattern = g ? (g.given || (g.unsure && g.first?.literal) ? null : g.first) : null;
+    const scriptGiven = g ? !pattern : hasOpt(words, /^(-e|-f|--regexp.*|--file.*)$/) || hasOpt(words, /^-[a-zA-Z]*[ef].+$/);
+    const files = g ? ops.filter((w) => w !== pattern && (g.unsure || !g.values.has(w))) : ops.slice(scriptGiven ? 0 : 1);
     const recursive = RECURSIVE.has(prog) || (GREPS.has(prog) && hasOpt(words, /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/) || words.some((w, i) => /^(-d|--directories)$/.test(w.text) && words[i + 1]?.text === 'recurse'));
     if (recursive) add(files.length ? files : [{ text: '.', literal: true }], 'search');
     else add(files, 'read');

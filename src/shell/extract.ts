@@ -50,6 +50,12 @@ export function extracts(prog: string, words: CommandWord[]): boolean {
   }
 }
 
+/**
+ * ex and vi by any name (`ex -s`, `vim -es`, `editor`, `vim.basic`, `nvim --headless`): like ed, their
+ * commands (`+cmd`, `-c cmd`, `-S file`, their input) run shell commands and write any path.
+ */
+export const VI_LIKE = /^(ex|vi|vim|nvim|view|vimdiff|rvim|rview|gvim|gview|evim|eview|nvi|nex|elvis|vile|editor|sensible-editor|(vi|vim|nvim|ex)\..+)$/;
+
 /** git apply's options that only report on the patch (unless --apply comes too). */
 const APPLY_REPORT = /^--(check|stat|numstat|summary)$/;
 
@@ -60,7 +66,7 @@ const APPLY_REPORT = /^--(check|stat|numstat|summary)$/;
  */
 function patches(prog: string, words: CommandWord[], t: string[]): boolean {
   if (prog === 'patch') return !long(t, ['--dry-run'], 4);
-  if (prog === 'ed' || prog === 'red') return !t.some((x) => /^(-V|--version|-h|--help)$/.test(x));
+  if (prog === 'ed' || prog === 'red' || VI_LIKE.test(prog)) return !t.some((x) => /^(-V|--version|-h|--help)$/.test(x));
   if (prog !== 'git') return false;
   const call = gitCall(words);
   if (call.sub === null) return false;
@@ -77,6 +83,6 @@ function patches(prog: string, words: CommandWord[], t: string[]): boolean {
  */
 export function archiveWrites(prog: string, words: CommandWord[]): FileRef[] {
   if (!extracts(prog, words)) return [];
-  const via = `${prog} (${prog === 'patch' || prog === 'git' || prog === 'ed' || prog === 'red' ? 'applying a patch' : 'unpacking'})`;
+  const via = `${prog} (${VI_LIKE.test(prog) ? 'editing' : prog === 'patch' || prog === 'git' || prog === 'ed' || prog === 'red' ? 'applying a patch' : 'unpacking'})`;
   return [{ word: NAMED_INSIDE, access: 'write', via }, { word: NAMED_INSIDE, access: 'link', via }];
 }

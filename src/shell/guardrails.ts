@@ -81,10 +81,11 @@ export function guardParts(a: Analysis, g: GuardContext): (string | null)[] {
   const fed = g.stdin || /[<|]/.test(g.command);
   return a.parts.map((p) => {
     if (p.deny_reason) return null;
-    const found = programOf(p);
+    // A part that runs code hides its words (see analyze's pushCode): judged as written (`vim -c …` is still interactive).
+    const found = programOf(p.asWritten ? { ...p, words: p.asWritten } : p);
     if (!found) return null;
     const { prog, at } = found;
-    const words = p.words.slice(at);
+    const words = (p.asWritten ?? p.words).slice(at);
     if (g.guards.deny_programs.some((d) => globMatch(d, prog))) {
       return `${prog} is denied by commands.deny_programs (it changes the system or needs privileges no agent should have)`;
     }

@@ -1,5 +1,6 @@
 import type { CommandWord } from '../core/types.js';
 import { isAssignment, type CommandPart } from './analyze.js';
+import { VI_LIKE } from './extract.js';
 import { gitCall } from './git.js';
 
 /** Longest option word whose glued suffixes are tried as paths. */
@@ -86,7 +87,7 @@ const LIST_OPTS = ['--files-from', '--files0-from', '--pathspec-from-file'];
 export function pathsFromFile(prog: CommandWord | undefined, words: CommandWord[]): CommandWord | null {
   const name = prog ? prog.text.slice(prog.text.lastIndexOf('/') + 1) : '';
   // cpio's list, the paths a patch names (`patch` reads it from a file or its input), ed's commands (`r`, `w`).
-  if ((name === 'cpio' || name === 'patch' || name === 'ed' || name === 'red') && prog) return prog;
+  if ((name === 'cpio' || name === 'patch' || name === 'ed' || name === 'red' || VI_LIKE.test(name)) && prog) return prog;
   // git apply / am: the paths are in the patch (a file or stdin). gitCall skips every global option with its value.
   if (name === 'git' && prog) {
     const argv = words[0] === prog ? words : [prog, ...words];

@@ -1,6 +1,7 @@
 import type { CommandWord } from '../core/types.js';
 import { awkRunsCode } from './awk.js';
 import { gitRunsCode } from './git.js';
+import { VI_LIKE } from './extract.js';
 import { sedCall } from './sed.js';
 
 /**
@@ -67,8 +68,23 @@ export function runsCodeFromText(prog: string, words: CommandWord[], dirs: Comma
     case 'sdiff': case 'diff3': return longOption(t, ['--diff-program']) ? `${prog} --diff-program runs a program` : null;
     case 'install': case 'ginstall': return longOption(t, ['--strip-program'], 8) ? 'install --strip-program runs a program' : null;
     case 'rsync': return longOption(t, ['--rsh', '--rsync-path', '--remote-option'], 4) || shortOption(t, 'eM', 'BfT@') ? 'this rsync option runs a command (-e, --rsh, --rsync-path)' : null;
-    default: return null;
+    default:
+      // ex / vi by any name: `+cmd`, `-c cmd`, `-S file` and their input run `:!cmd` (see VI_LIKE).
+      if (VI_LIKE.test(prog)) return t.some((x) => /^(--version|-h|--help)$/.test(x)) ? null : `${prog} runs the commands its arguments and input hold (+cmd, -c, :!cmd) and writes any path`;
+      if (/^(gcc|g\+\+|clang|clang\+\+|cc|c\+\+|cpp)(-[0-9.]+)?$/.test(prog) || /-(gcc|g\+\+)(-[0-9.]+)?$/.test(prog)) return gccRunsProgram(t) ? `${prog} -wrapper / -B / -fplugin= / -specs= runs a program it names` : null;
+      return null;
   }
+}
+
+/**
+ * The gcc/clang driver's options that run a program it names: `-wrapper prog,args`, `-B dir` (the
+ * compiler passes, cc1 / as / ld, are looked up there), `-fplugin=` (a shared object loaded into cc1),
+ * `-specs=` (a spec file: `%(…)` / `|` run commands), clang's `-fpass-plugin=`, `-load`, `--gcc-toolchain=`,
+ * `-ccc-install-dir` … and `-no-integrated-as` with `-B`; also in `-Wl,`/`-Xlinker` only `-plugin`.
+ */
+function gccRunsProgram(t: string[]): boolean {
+  return t.some((x, i) => /^(-wrapper|--wrapper|-B.*|--prefix.*|-fplugin.*|-specs.*|--specs.*|-fpass-plugin.*|-load|-Xclang|-ccc-.*|--gcc-toolchain.*|--gcc-install-dir.*|-fuse-ld=.*\/.*|--ld-path.*|-plugin.*)$/.test(x)
+    || (/^(-Wl,|-Xlinker$)/.test(x) && /plugin/.test(x === '-Xlinker' ? t[i + 1] ?? '' : x)));
 }
 
 /** wget's `-e CMD` / `--execute=CMD` (any prefix, glued or not) naming use_askpass. */

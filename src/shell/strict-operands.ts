@@ -90,8 +90,8 @@ export function operandTargets(a: Analysis, o: TargetOptions, dirs: readonly (st
         }
         continue;
       }
-      // `--exclude=.env`, `--ignore=…` name what not to read (`--exclude-from=F` reads F).
-      const skip = names.has(w) || /^--(exclude|ignore)(-dir)?=/.test(w.text);
+      // `--exclude=.env` names what not to read (`--exclude-from=F` reads F): see nameOperands.
+      const skip = names.has(w);
       for (const text of w.literal ? pathTexts(w.text) : [lp]) {
         for (const base of path.isAbsolute(text) ? [o.cwd] : dirs) {
           if (base === null) { if (strict) out.push(denyPart(`${label0} ${text}`, AFTER_CD_WHY)); break; }

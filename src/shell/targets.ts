@@ -76,14 +76,14 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
       continue;
     }
     if (lp === null) {
-      if (writes) out.push(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${f.word.text} (a path known only when it runs)`));
+      if (writes) out.push(hardAsk(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${f.word.text} (a path known only when it runs)`), sandboxed));
       else if (reads && !sandboxed) out.push(askPart(`${f.via} reads ${f.word.text} (a path known only when it runs, and no OS sandbox hides the secrets)`));
       continue;
     }
     const bases = path.isAbsolute(lp) ? [o.cwd] : dirs;
     for (const base of bases) {
       if (base === null) {
-        if (writes) out.push(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${lp} after a cd to a directory known only when it runs`));
+        if (writes) out.push(hardAsk(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${lp} after a cd to a directory known only when it runs`), sandboxed));
         else if (reads && !sandboxed && o.strictReads) out.push(denyPart(`${f.via} ${f.access} ${lp}`, 'a path after a cd to a folder known only when it runs (cd -, popd, a variable), and no OS sandbox hides what your path rules deny'));
         continue;
       }
@@ -118,6 +118,15 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
   if (!sandboxed) out.push(...operandTargets(a, o, dirs, seen));
   return out;
 }
+
+/**
+ * A write or delete whose path is known only when it runs (`> $f`, `> ~+/x`, what an archive or a
+ * patch names): without a sandbox it may reach a protected path (.git/config, .git/hooks…) or one
+ * a rule denies, so it is asked even where a rule or `defaults: allow` would allow it; only a
+ * person (or their grant) lets it run. `~+`/`~-` stay unknown: PWD and OLDPWD are variables a line may set.
+ */
+const HARD_ASK_WHY = 'a write to a path known only when it runs, and no OS sandbox keeps it from protected paths (.git/config…) or paths your rules deny: a person must approve it (or run under bubblewrap)';
+const hardAsk = (t: PlanTarget, sandboxed: boolean): PlanTarget => (sandboxed || t.kind !== 'command' ? t : { ...t, ask_reason: HARD_ASK_WHY });
 
 /** More folders a command line may be in than this: the rest counts as unknown. */
 const MAX_FOLDERS = 32;

@@ -1,0 +1,141 @@
+// Review round 8 (helper review9, H1–H3, M1–M3): grep/rg options after the pattern operand (-ve X,
+// -vf F, --rege X: getopt permutes them), `--exclude WORD` / `--ignore WORD` exempted for every
+// program and past `--`, a program path named like grep, writes to a path known only when it runs
+// (`> ~+/…`, `> $f`) under `defaults: allow`, ex/vim by other names, gcc's -wrapper / -B.
+// Controls: names and patterns the secrets list must not refuse, common commands that must stay allowed.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+
+const SECRET = 'TOPSECRET_R8';
+const has = (prog: string, arg = '--version') => { const r = spawnSync(prog, [arg]); return !r.error && r.status === 0; };
+const HEAD = 'mode: ci\nsandbox: { backend: none }\ncommands: { prefer_tools: false }\n';
+const DENY_PRIV = '  - { tool: "*", path: "priv/**", decision: deny }\n';
+/** An allow-list, defaults ask, no path rules (the review's allowmake-np). */
+const ALLOWLIST = policyFromYaml(`${HEAD}defaults: ask\nrules:\n  - tool: run_command\n    command: ${JSON.stringify(['grep', 'egrep', 'rg', 'echo', 'cat', 'tar', 'git log'])}\n    decision: allow\n`);
+const PATHDENY = policyFromYaml(`${HEAD}defaults: allow\nrules:\n${DENY_PRIV}`);
+const PATHS_DENY = policyFromYaml(`${HEAD}defaults: allow\npaths: { deny: ["priv/**"] }\n`);
+const NONE = policyFromYaml(`${HEAD}defaults: allow\n`);
+const DENYONLY = policyFromYaml(`${HEAD}defaults: allow\nrules:\n  - { tool: run_command, command: ["rm", "touch", "bash", "sh", "python3", "curl"], decision: deny }\n`);
+
+const git = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, stdio: 'pipe' });
+
+function workspace(withGit: boolean) {
+  const { dir, cleanup } = tempDir('tg-r8-');
+  mkdirSync(path.join(dir, 'priv'), { recursive: true });
+  mkdirSync(path.join(dir, 'src'), { recursive: true });
+  writeFileSync(path.join(dir, 'priv/secret.txt'), `${SECRET}\n`);
+  writeFileSync(path.join(dir, 'pub.txt'), 'one\ntwo\n');
+  writeFileSync(path.join(dir, 'src/a.txt'), 'foo\n');
+  writeFileSync(path.join(dir, 'foo.c'), 'int x;\n');
+  writeFileSync(path.join(dir, '.env'), `TOKEN=${SECRET}\n`);
+  writeFileSync(path.join(dir, '.gitignore'), '.env\n');
+  // A program that leaves a mark: what an option names to run.
+  writeFileSync(path.join(dir, 'tp'), `#!/bin/sh\n: > '${dir}/P'\n`);
+  chmodSync(path.join(dir, 'tp'), 0o755);
+  if (withGit) { git(dir, 'init', '-q'); git(dir, 'add', 'pub.txt', '.gitignore'); git(dir, 'commit', '-qm', 'one'); git(dir, 'commit', '-q', '--allow-empty', '-m', 'two'); }
+  return { dir, cleanup };
+}
+
+const leaked = (r: { data?: unknown; error?: { message: string; data?: unknown } | null }) => {
+  const s = JSON.stringify(r.data ?? '') + JSON.stringify(r.error?.data ?? '') + (r.error?.message ?? '');
+  return s.includes(SECRET) || s.includes(SECRET.split('').reverse().join(''));
+};
+
+interface Opts { git?: boolean; controls?: string[]; setup?: (dir: string) => void; broken?: (dir: string) => boolean }
+
+/** Runs each line (`@DIR@` is the workspace) and returns those that ran code (made P), leaked the secret or broke `broken`. */
+async function attempts(policy: ReturnType<typeof policyFromYaml>, lines: string[], opts: Opts = {}): Promise<string[]> {
+  process.env.TOOLGATE_STARTER = 'off';
+  const { dir, cleanup } = workspace(!!opts.git);
+  opts.setup?.(dir);
+  const h = new Harness([dir], { policy });
+  const bad: string[] = [];
+  try {
+    for (const command of opts.controls ?? []) {
+      const r = await h.call('run_command', { command: command.replaceAll('@DIR@', dir) });
+      assert.equal(r.ok, true, `control runs: ${command}: ${JSON.stringify(r.error ?? r.data)}`);
+    }
+    for (const line of lines) {
+      rmSync(path.join(dir, 'P'), { force: true });
+      const r = await h.call('run_command', { command: line.replaceAll('@DIR@', dir) });
+      if (existsSync(path.join(dir, 'P')) || leaked(r) || opts.broken?.(dir)) bad.push(line);
+    }
+  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
+  return bad;
+}
+
+test('H1: grep/rg -e / -f given after the operand (options permute), in clusters or as long prefixes: the first operand is a file', async () => {
+  const lines = [
+    'grep .env -ve zzz', 'grep .env -vf /dev/null', 'grep .env --rege TOKEN', 'grep .env --regex=TOKEN', 'egrep .env -ve zzz',
+    'grep .env -ive zzz', 'grep .env -eTOKEN', 'grep .env --fil /dev/null', 'grep .env -c -e zzz -v', 'fgrep .env -- -e',
+  ];
+  if (has('rg')) lines.push('rg .env -ie TOKEN', 'rg .env --regexp TOKEN');
+  const bad = [...await attempts(NONE, lines, { controls: ['grep -n .env .gitignore', 'grep -rn foo src', 'grep -c --exclude .env one pub.txt', 'grep -e one -n pub.txt'] }),
+    ...await attempts(ALLOWLIST, ['grep .env -ve zzz', 'egrep .env -ve zzz'], { controls: ['grep -n .env .gitignore', 'grep -v zzz pub.txt'] })];
+  assert.deepEqual(bad, []);
+});
+
+test('H1: an allow-list that allows grep asks for a file outside the workspace however the options are placed', async () => {
+  const { dir: out, cleanup } = tempDir('tg-r8out-');
+  writeFileSync(path.join(out, 'key'), `${SECRET}\n`);
+  try {
+    const key = path.join(out, 'key');
+    assert.deepEqual(await attempts(ALLOWLIST, [`grep ${key} -ve zzz`, `grep ${key} -vf /dev/null`, `grep ${key} --regexp=zzz -v`, `grep -v zzz ${key}`]), []);
+  } finally { cleanup(); }
+});
+
+test('H2: --exclude / --ignore WORD is a pattern only for programs that take one, before the first operand and `--`', async () => {
+  const lines = [
+    'fmt -- --exclude .env', 'base32 --ignore .env | base32 -d', 'join -a1 --ignore .env /dev/null', 'rev -- --ignore .env',
+    'tar -cf - -- --exclude .env | tar -xOf -', 'tar -cf t.tar -- --exclude .env; tar -xOf t.tar', 'grep -e --exclude .env',
+    'grep -c -e x --ignore .env; cat .env', 'tar -f --exclude .env -c; tar -xOf ./--exclude', 'cat -- --exclude .env',
+  ];
+  const bad = await attempts(NONE, lines, { controls: [
+    'tar --exclude .env -cf x.tar pub.txt', 'tar czf y.tgz --exclude .env pub.txt', 'zip -q z.zip pub.txt -x .env', 'du -s --exclude .env .',
+    'ls --ignore .env', 'grep -rn --exclude .env foo .', 'grep -rn foo . --exclude=.env', 'diff --exclude .env src src',
+  ] });
+  assert.deepEqual(bad, []);
+});
+
+test('M1: a program given as a path is no grep, whatever its name: its operands are judged as files', async () => {
+  const cat = execFileSync('sh', ['-c', 'command -v cat']).toString().trim();
+  const bad = [...await attempts(NONE, [`ln -s ${cat} grep && ./grep .env`, `cp ${cat} find; ./find -name .env`]),
+    ...await attempts(PATHS_DENY, [`ln -s ${cat} grep && ./grep priv/secret.txt`])];
+  assert.deepEqual(bad, []);
+});
+
+test('H3: a write to a path known only when it runs is asked even under defaults: allow (protected paths, path rules)', async () => {
+  const broken = (dir: string) => !readFileSync(path.join(dir, 'priv/secret.txt'), 'utf8').includes(SECRET);
+  const paths = ['echo OVERWRITTEN > ~+/priv/secret.txt', 'f=priv/secret.txt; echo x > $f', 'cd priv && echo x > ~+/secret.txt', 'echo x | tee ~+/priv/secret.txt'];
+  const bad = [...await attempts(PATHDENY, paths, { broken, controls: ['echo x > pub.txt', 'f=pub.txt; echo "$f"'] }),
+    ...await attempts(PATHS_DENY, paths, { broken })];
+  const cfg = (dir: string) => readFileSync(path.join(dir, '.git/config'), 'utf8').includes('external');
+  bad.push(...await attempts(DENYONLY, [
+    "printf '[diff]\\n\\texternal = @DIR@/tp\\n' >> ~+/.git/config; echo z >> pub.txt; git diff",
+    "c=.git/config; printf '[diff]\\n\\texternal = @DIR@/tp\\n' >> $c; echo z >> pub.txt; git diff",
+  ], { git: true, broken: cfg, controls: ['echo z >> pub.txt; git diff --stat'] }));
+  assert.deepEqual(bad, []);
+});
+
+test('M2: ex / vim by other names run shell commands and write any path: asked past a deny-list, refused under path rules', { skip: !has('ex') }, async () => {
+  const names = ['ex', 'vim.basic', 'vim.tiny', 'editor', 'vi', 'vim'].filter((n) => spawnSync('sh', ['-c', `command -v ${n}`]).status === 0);
+  const bad = await attempts(DENYONLY, names.map((n) => `${n} -s +"!touch @DIR@/P" +q`));
+  const broken = (dir: string) => !readFileSync(path.join(dir, 'priv/secret.txt'), 'utf8').includes(SECRET);
+  bad.push(...await attempts(PATHDENY, names.map((n) => `${n} -s +"w! priv/secret.txt" +q pub.txt`), { broken }));
+  bad.push(...await attempts(NONE, names.map((n) => `${n} -s +"w! priv/secret.txt" +q pub.txt`), { broken }));
+  assert.deepEqual(bad, []);
+});
+
+test('M3: gcc -wrapper / -B / -specs= run a program they name: asked past a deny-list', { skip: !has('gcc') }, async () => {
+  const setup = (dir: string) => {
+    mkdirSync(path.join(dir, 'b'), { recursive: true });
+    for (const n of ['cc1', 'as']) { writeFileSync(path.join(dir, 'b', n), `#!/bin/sh\n: > '${dir}/P'\n`); chmodSync(path.join(dir, 'b', n), 0o755); }
+    writeFileSync(path.join(dir, 's.specs'), `*cc1:\n+ %(cc1_cpu) %:getenv(X x)\n\n*invoke_as:\n%{!S:-o %|.s |\n @DIR@/tp %g.s }\n`.replaceAll('@DIR@', dir));
+  };
+  const bad = await attempts(DENYONLY, ['gcc -wrapper @DIR@/tp -c foo.c', 'gcc -wrapper=@DIR@/tp -c foo.c', 'gcc -B@DIR@/b/ -c foo.c', 'gcc -B @DIR@/b/ -c foo.c', 'cc -B@DIR@/b/ -c foo.c'], { setup, controls: ['gcc -c foo.c -o foo.o', 'gcc -O2 -Wall -c foo.c'] });
+  assert.deepEqual(bad, []);
+});
