@@ -104,3 +104,11 @@ test('a grant for node --version does not cover node -e, node script.js or node 
   assert.equal(matchesAnyCommand(rule.command!, lit('node --version')), true);
   for (const other of ['node -e 1', 'node x.js', 'node', 'node --versions']) assert.equal(matchesAnyCommand(rule.command!, lit(other)), false, other);
 });
+
+test('proposeGrants: a hard ask (a write or link to a path known only when it runs) gets no grant; the rest of the call still does', () => {
+  const hard: PlanTarget = { kind: 'command', words: [{ text: '> writes $f (a path known only when it runs)', literal: false }], text: 'x', ask_reason: 'a write to a path known only when it runs' };
+  const plain: PlanTarget = { kind: 'command', words: [{ text: 'make', literal: true }, { text: 'test', literal: true }], text: 'make test' };
+  const grants = proposeGrants('run_command', [hard, plain]);
+  assert.deepEqual(grants.map((g) => g.command), [['make', 'test']]);
+  assert.deepEqual(proposeGrants('run_command', [hard]), []);
+});

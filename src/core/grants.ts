@@ -59,7 +59,11 @@ export function proposeGrants(tool: string, targets: PlanTarget[]): Grant[] {
       const base = { tool, abs: t.path.abs, access: accessKind(t.access), granted_at: at };
       add({ ...base, path: rel === '' ? '**' : escapeGlob(rel), recursive: rel === '' ? true : undefined });
       if (t.path.kind === 'dir' && rel !== '' && hasChildren(rel)) add({ ...base, path: `${escapeGlob(rel)}/**`, recursive: true });
-    } else if (t.kind === 'command') add({ tool, command: commandPrefix(t.words), granted_at: at });
+    } else if (t.kind === 'command') {
+      // A hard ask (a write or link to a path known only when it runs, without a sandbox) is asked
+      // every time: a grant by prefix would let any later path through.
+      if (!t.ask_reason) add({ tool, command: commandPrefix(t.words), granted_at: at });
+    }
     else add({ tool, domain: t.host, granted_at: at });
   }
   return out;

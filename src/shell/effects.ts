@@ -92,16 +92,19 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
       if (FILE_CMP.test(w.text)) add([ws[i - 1], ws[i + 1]].filter((x): x is CommandWord => !!x), 'list');
     });
   }
+  // cp -s / -l / --symbolic-link / --link makes links to its sources, as ln does.
+  const linker = prog === 'ln' || (prog === 'cp' && words.some((w) => /^-[A-Za-z]*[sl][A-Za-z]*$/.test(w.text) || /^--(sy|li)/.test(w.text)));
   if (prog === 'tee') add(ops, 'write');
+  else if (prog === 'link') { add(ops.slice(0, 1), 'link'); add(ops.slice(1), 'write'); }
   else if (prog === 'cp' || prog === 'mv' || prog === 'ln' || prog === 'install' || prog === 'rsync') {
     const t = words.findIndex((w) => w.text === '-t' || w.text.startsWith('--target-directory'));
     if (t > 0) {
       const dest = words[t]!.text.includes('=') ? { ...words[t]!, text: words[t]!.text.split('=').slice(1).join('=') } : words[t + 1];
       if (dest) add([dest], 'write');
-      add(ops.filter((w) => w !== dest), prog === 'mv' ? 'delete' : prog === 'ln' ? 'link' : 'read');
+      add(ops.filter((w) => w !== dest), prog === 'mv' ? 'delete' : linker ? 'link' : 'read');
     } else if (ops.length > 0) {
       add(ops.slice(-1), prog === 'ln' && ops.length === 1 ? 'link' : 'write');
-      add(ops.slice(0, -1), prog === 'mv' ? 'delete' : prog === 'ln' ? 'link' : 'read');
+      add(ops.slice(0, -1), prog === 'mv' ? 'delete' : linker ? 'link' : 'read');
       // A symbolic link's relative target is read from the link's folder, not the cwd: `ln -s ../priv
       // sub/l` points at priv. Judged from both folders the link may land in (sub/, or sub/l/ if a folder).
       if (prog === 'ln' && ops.length > 1 && words.some((w) => /^(-[A-Za-z]*s[A-Za-z]*|--symbolic)$/.test(w.text))) {

@@ -56,6 +56,7 @@ const AFTER_CD_WHY = 'a path after a cd to a folder known only when it runs (cd 
 export function operandTargets(a: Analysis, o: TargetOptions, dirs: readonly (string | null)[], seen: Set<string>): PlanTarget[] {
   const out: PlanTarget[] = [];
   const strict = !!(o.strictReads && o.pathRule);
+  const optionsFromEnv = a.parts.some((p) => [...p.words, ...(p.asWritten ?? [])].some((w) => /(^|[^A-Za-z0-9_])(RIPGREP_CONFIG_PATH|GREP_OPTIONS)(\+?=|$)/.test(w.text)));
   const globs = globOptions(a);
   for (const p of a.parts) {
     const { prog, words } = operandWords(p);
@@ -76,8 +77,9 @@ export function operandTargets(a: Analysis, o: TargetOptions, dirs: readonly (st
       const rf = responseFile(prog, words);
       if (rf) out.push(askPart(`${label0} ${rf.text} (reads its arguments from a file, which may name a secret, and no OS sandbox hides the secrets)`));
     }
-    // Names and patterns, never opened (`grep .env .gitignore`, `find -name .env`, `git status .env`).
-    const names = nameOperands(prog, words);
+    // Names and patterns, never opened (`grep .env .gitignore`, `find -name .env`, `git status .env`) —
+    // unless the line hands rg or grep options from elsewhere (RIPGREP_CONFIG_PATH may hold `-e`).
+    const names = optionsFromEnv ? new Set<CommandWord>() : nameOperands(prog, words);
     for (const w of words) {
       const lp = literalPath(w, o.home);
       if (lp === null) {

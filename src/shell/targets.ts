@@ -76,7 +76,8 @@ export async function planTargets(a: Analysis, o: TargetOptions): Promise<PlanTa
       continue;
     }
     if (lp === null) {
-      if (writes) out.push(hardAsk(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : 'writes'} ${f.word.text} (a path known only when it runs)`), sandboxed));
+      // A link to a path known only when it runs is a way to write there later (`ln -s "$PWD/.git" g; echo >> g/config`).
+      if (writes || f.access === 'link') out.push(hardAsk(askPart(`${f.via} ${f.access === 'delete' ? 'deletes' : f.access === 'link' ? 'links to' : 'writes'} ${f.word.text} (a path known only when it runs)`), sandboxed));
       else if (reads && !sandboxed) out.push(askPart(`${f.via} reads ${f.word.text} (a path known only when it runs, and no OS sandbox hides the secrets)`));
       continue;
     }

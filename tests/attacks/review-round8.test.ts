@@ -139,3 +139,30 @@ test('M3: gcc -wrapper / -B / -specs= run a program they name: asked past a deny
   const bad = await attempts(DENYONLY, ['gcc -wrapper @DIR@/tp -c foo.c', 'gcc -wrapper=@DIR@/tp -c foo.c', 'gcc -B@DIR@/b/ -c foo.c', 'gcc -B @DIR@/b/ -c foo.c', 'cc -B@DIR@/b/ -c foo.c'], { setup, controls: ['gcc -c foo.c -o foo.o', 'gcc -O2 -Wall -c foo.c'] });
   assert.deepEqual(bad, []);
 });
+
+// Review round 9 (helper-59): a link to a path known only when it runs is a way to write there
+// later (`ln -s "$PWD/.git" g; echo >> g/config`): a hard ask like the write itself. And
+// variables that make allowed programs read options or code (RIPGREP_CONFIG_PATH, TAR_OPTIONS,
+// PERL5OPT, NODE_OPTIONS…) count as code in the command.
+test('R9: a link to a path known only when it runs is a hard ask without a sandbox (.git/config stays as it was)', async () => {
+  const gitConfig = (dir: string) => { try { return readFileSync(path.join(dir, '.git/config'), 'utf8').includes('EVIL'); } catch { return false; } };
+  const lines = [
+    'ln -s "$PWD/.git" g; echo EVIL >> g/config', 'ln -s ~+/.git g2; echo EVIL >> g2/config', 'd=.git; ln -s $d g3; echo EVIL >> g3/config',
+    'ln ~+/.git/config h; echo EVIL >> h', 'link "$PWD/.git/config" h2; echo EVIL >> h2', 'cp -s "$PWD/.git/config" l; echo EVIL >> l',
+    'cp -l "$PWD/.git/config" l2; echo EVIL >> l2', 'cp --link "$PWD/.git/config" l3; echo EVIL >> l3',
+  ];
+  const bad = await attempts(NONE, lines, { git: true, broken: gitConfig, controls: ['ln -s pub.txt p.lnk', 'cp pub.txt p2.txt'] });
+  assert.deepEqual(bad, []);
+});
+
+test('R9: environment variables that hand options or code to allowed programs ask past command deny rules', async () => {
+  const lines = [
+    'printf -- "--pre=@DIR@/tp\\n" > cfg; RIPGREP_CONFIG_PATH=cfg rg x pub.txt',
+    'TAR_OPTIONS="--checkpoint=1 --checkpoint-action=exec=@DIR@/tp" tar -cf /dev/null pub.txt',
+    'export TAR_OPTIONS="--checkpoint=1 --checkpoint-action=exec=@DIR@/tp"; tar -cf /dev/null pub.txt',
+  ];
+  const bad = await attempts(DENYONLY, has('rg') ? lines : lines.slice(1), { controls: ['tar -cf /dev/null pub.txt'] });
+  assert.deepEqual(bad, []);
+  const leak = await attempts(NONE, has('rg') ? ['printf -- "-e\\nTOKEN\\n" > cfg; RIPGREP_CONFIG_PATH=cfg rg .env'] : []);
+  assert.deepEqual(leak, []);
+});
