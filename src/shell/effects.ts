@@ -93,7 +93,19 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
     });
   }
   // cp -s / -l / --symbolic-link / --link makes links to its sources, as ln does.
-  const linker = prog === 'ln' || (prog === 'cp' && words.some((w) => /^-[A-Za-z]*[sl][A-Za-z]*$/.test(w.text) || /^--(sy|li)/.test(w.text)));
+  // (Any unambiguous prefix of a long option: `--l` is --link, `--sy` --symbolic-link.)
+  const linker = prog === 'ln' || (prog === 'cp' && words.some((w) => /^-[A-Za-z]*[sl][A-Za-z]*$/.test(w.text) || /^--(l|sy)[a-z-]*$/.test(w.text)));
+  // rsync --link-dest=DIR hard-links the destination's files to DIR's (relative: from the destination).
+  if (prog === 'rsync') {
+    words.forEach((w, i) => {
+      const m = /^--link-d[a-z]*(?:=(.*))?$/.exec(w.text);
+      const value = m ? (m[1] !== undefined ? { ...w, text: m[1] } : words[i + 1]) : undefined;
+      if (!value) return;
+      const dest = ops[ops.length - 1];
+      add([value], 'link');
+      if (value.literal && dest?.literal && !value.text.startsWith('/')) add([{ ...value, text: `${dest.text.replace(/\/+$/, '') || '.'}/${value.text}` }], 'link');
+    });
+  }
   if (prog === 'tee') add(ops, 'write');
   else if (prog === 'link') { add(ops.slice(0, 1), 'link'); add(ops.slice(1), 'write'); }
   else if (prog === 'cp' || prog === 'mv' || prog === 'ln' || prog === 'install' || prog === 'rsync') {
@@ -107,7 +119,7 @@ export function fileEffects(prog: string, words: CommandWord[]): FileRef[] {
       add(ops.slice(0, -1), prog === 'mv' ? 'delete' : linker ? 'link' : 'read');
       // A symbolic link's relative target is read from the link's folder, not the cwd: `ln -s ../priv
       // sub/l` points at priv. Judged from both folders the link may land in (sub/, or sub/l/ if a folder).
-      if (prog === 'ln' && ops.length > 1 && words.some((w) => /^(-[A-Za-z]*s[A-Za-z]*|--symbolic)$/.test(w.text))) {
+      if (prog === 'ln' && ops.length > 1 && words.some((w) => /^(-[A-Za-z]*s[A-Za-z]*|--sy[a-z]*)$/.test(w.text))) {
         const dest = ops[ops.length - 1]!;
         const folders = [dest.text.replace(/\/+$/, ''), dest.text.includes('/') ? dest.text.slice(0, dest.text.replace(/\/+$/, '').lastIndexOf('/')) : '.'];
         for (const target of ops.slice(0, -1)) {

@@ -166,3 +166,13 @@ test('R9: environment variables that hand options or code to allowed programs as
   const leak = await attempts(NONE, has('rg') ? ['printf -- "-e\\nTOKEN\\n" > cfg; RIPGREP_CONFIG_PATH=cfg rg .env'] : []);
   assert.deepEqual(leak, []);
 });
+
+// Review round 10 (helper-60): long-option abbreviations (`cp --l` is --link, `ln --sym` is
+// --symbolic) and rsync's --link-dest, which hard-links the destination's files to a folder.
+test('R10: cp --l, rsync --link-dest and ln --sym are judged as the links they make', async () => {
+  const gitConfig = (dir: string) => { try { return readFileSync(path.join(dir, '.git/config'), 'utf8').includes('EVIL'); } catch { return false; } };
+  const lines = ['cp --l .git/config h; echo EVIL >> h', 'cp -r --l "$PWD/.git" g; echo EVIL >> g/config', 'cp --li .git/config h2; echo EVIL >> h2'];
+  if (has('rsync')) lines.push('rsync -a --link-dest=../.git .git/ g3/; echo EVIL >> g3/config', 'rsync -a --link-dest="$PWD/.git" .git/ g4/; echo EVIL >> g4/config');
+  assert.deepEqual(await attempts(NONE, lines, { git: true, broken: gitConfig, controls: ['cp pub.txt p2.txt'] }), []);
+  assert.deepEqual(await attempts(PATHDENY, ['ln --sym ../priv src/l; cat src/l/secret.txt', 'ln --sym ../priv/secret.txt src/s; cat src/s'], { controls: ['ln -s pub.txt p.lnk'] }), []);
+});
