@@ -5,12 +5,13 @@
 // the secrets list must not refuse (`grep -n .env .gitignore`, `find . -name .env`…), HEAD~N under path rules.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { analyzeCommand } from '../../src/shell/analyze.js';
 import { loadShellParser } from '../../src/shell/parser.js';
-import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { attemptsWith } from './attempts-fixture.js';
 
 const SECRET = 'TOPSECRET_R7';
 const has = (prog: string, arg = '--version') => { const r = spawnSync(prog, [arg]); return !r.error && r.status === 0; };
@@ -44,33 +45,7 @@ function workspace(withGit: boolean) {
   return { dir, cleanup };
 }
 
-const leaked = (r: { data?: unknown; error?: { message: string; data?: unknown } | null }) => {
-  const s = JSON.stringify(r.data ?? '') + JSON.stringify(r.error?.data ?? '') + (r.error?.message ?? '');
-  return s.includes(SECRET) || s.includes(SECRET.split('').reverse().join(''));
-};
-
-interface Opts { git?: boolean; controls?: string[]; setup?: (dir: string) => void; broken?: (dir: string) => boolean }
-
-/** Runs each line (`@DIR@` is the workspace) and returns those that ran code (made P), leaked the secret or broke `broken`. */
-async function attempts(policy: ReturnType<typeof policyFromYaml>, lines: string[], opts: Opts = {}): Promise<string[]> {
-  process.env.TOOLGATE_STARTER = 'off';
-  const { dir, cleanup } = workspace(!!opts.git);
-  opts.setup?.(dir);
-  const h = new Harness([dir], { policy });
-  const bad: string[] = [];
-  try {
-    for (const command of opts.controls ?? []) {
-      const r = await h.call('run_command', { command: command.replaceAll('@DIR@', dir) });
-      assert.equal(r.ok, true, `control runs: ${command}: ${JSON.stringify(r.error ?? r.data)}`);
-    }
-    for (const line of lines) {
-      for (const f of ['P', 'Makefile']) rmSync(path.join(dir, f), { force: true });
-      const r = await h.call('run_command', { command: line.replaceAll('@DIR@', dir) });
-      if (existsSync(path.join(dir, 'P')) || leaked(r) || opts.broken?.(dir)) bad.push(line);
-    }
-  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
-  return bad;
-}
+const attempts = attemptsWith({ workspace, secret: SECRET, reset: ['P', 'Makefile'] });
 
 const NEW_MAKEFILE = 'diff --git a/Makefile b/Makefile\nnew file mode 100644\n--- /dev/null\n+++ b/Makefile\n@@ -0,0 +1,2 @@\n+x:\n+\t@: > P\n';
 

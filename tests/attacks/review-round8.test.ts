@@ -5,10 +5,11 @@
 // Controls: names and patterns the secrets list must not refuse, common commands that must stay allowed.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { attemptsWith } from './attempts-fixture.js';
 
 const SECRET = 'TOPSECRET_R8';
 const has = (prog: string, arg = '--version') => { const r = spawnSync(prog, [arg]); return !r.error && r.status === 0; };
@@ -40,33 +41,7 @@ function workspace(withGit: boolean) {
   return { dir, cleanup };
 }
 
-const leaked = (r: { data?: unknown; error?: { message: string; data?: unknown } | null }) => {
-  const s = JSON.stringify(r.data ?? '') + JSON.stringify(r.error?.data ?? '') + (r.error?.message ?? '');
-  return s.includes(SECRET) || s.includes(SECRET.split('').reverse().join(''));
-};
-
-interface Opts { git?: boolean; controls?: string[]; setup?: (dir: string) => void; broken?: (dir: string) => boolean }
-
-/** Runs each line (`@DIR@` is the workspace) and returns those that ran code (made P), leaked the secret or broke `broken`. */
-async function attempts(policy: ReturnType<typeof policyFromYaml>, lines: string[], opts: Opts = {}): Promise<string[]> {
-  process.env.TOOLGATE_STARTER = 'off';
-  const { dir, cleanup } = workspace(!!opts.git);
-  opts.setup?.(dir);
-  const h = new Harness([dir], { policy });
-  const bad: string[] = [];
-  try {
-    for (const command of opts.controls ?? []) {
-      const r = await h.call('run_command', { command: command.replaceAll('@DIR@', dir) });
-      assert.equal(r.ok, true, `control runs: ${command}: ${JSON.stringify(r.error ?? r.data)}`);
-    }
-    for (const line of lines) {
-      rmSync(path.join(dir, 'P'), { force: true });
-      const r = await h.call('run_command', { command: line.replaceAll('@DIR@', dir) });
-      if (existsSync(path.join(dir, 'P')) || leaked(r) || opts.broken?.(dir)) bad.push(line);
-    }
-  } finally { await h.session.dispose(); h.close(); cleanup(); delete process.env.TOOLGATE_STARTER; }
-  return bad;
-}
+const attempts = attemptsWith({ workspace, secret: SECRET, reset: ['P'] });
 
 test('H1: grep/rg -e / -f given after the operand (options permute), in clusters or as long prefixes: the first operand is a file', async () => {
   const lines = [
