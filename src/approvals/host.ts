@@ -7,6 +7,8 @@ import { GrantStore } from './grant-store.js';
 import { Inbox, type RequestView } from './inbox.js';
 import { notifier } from './notify.js';
 import { register, socketPath } from './registry.js';
+import { starterPid } from '../exec/starter-use.js';
+import { judgePeer } from './peer.js';
 import { listenSocket } from './socket-server.js';
 
 export interface HostOptions {
@@ -36,6 +38,9 @@ export async function startApprovalHost(rt: Runtime, o: HostOptions): Promise<Ap
   const calls = new CallLog();
   rt.onCall((r) => calls.add(r));
   const roots = new Set(o.ceiling ?? []);
+  // Answers only from a person's process, not from one an agent's command started (peer.ts).
+  const own = () => { const p = starterPid(); return p === null ? [] : [p]; };
+  const refused = (where: string) => (what: string, message: string) => o.log.warn({ where, what }, `an answer was refused: ${message}`);
 
   let con: ConsoleServer | null = null;
   if (o.console !== 'off') {
@@ -44,6 +49,11 @@ export async function startApprovalHost(rt: Runtime, o: HostOptions): Promise<Ap
       con = await startConsole({
         inbox, grants, calls, roots: () => [...roots], auditFiles: () => rt.auditFiles(),
         onCallEvent: (fn) => rt.onCall(() => fn()),
+        judgePeer: async (sock) => {
+          const v = await judgePeer('tcp', sock, { own });
+          if (!v.ok) refused('console')('answer', v.message);
+          return v;
+        },
       }, o.console);
       // The secret goes to the person only: stderr, never a log line or a tool result.
       process.stderr.write(`toolgate console: ${con.loginUrl()}\n`);
@@ -61,7 +71,10 @@ export async function startApprovalHost(rt: Runtime, o: HostOptions): Promise<Ap
   let socket: string | null = socketPath(process.pid, env);
   let registryFile: string | null = null;
   try {
-    await listenSocket(socket, { inbox, consoleLogin: () => (con ? con.loginUrl() : null) });
+    await listenSocket(socket, {
+      inbox, consoleLogin: () => (con ? con.loginUrl() : null),
+      judgePeer: (conn) => judgePeer('unix', conn, { own }), refused: refused('cli'),
+    });
     registryFile = register({
       pid: process.pid, socket, roots: [...roots], state_dir: o.stateDir,
       console: con ? con.url() : null, started_at: new Date().toISOString(),

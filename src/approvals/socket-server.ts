@@ -2,13 +2,21 @@ import { chmodSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Inbox } from './inbox.js';
+import type { PeerVerdict } from './peer.js';
 import { ensurePrivateDir } from './private-fs.js';
 
 export interface SocketHandlers {
   inbox: Inbox;
   /** A fresh one-time console login URL (for `toolgate console`), or null when the console is off. */
   consoleLogin(): string | null;
+  /** Who is on the other end (peer.ts): an answer or a console login is given only to a person's process. */
+  judgePeer?(conn: net.Socket): Promise<PeerVerdict>;
+  /** A refused sender, for the log. */
+  refused?(op: string, message: string): void;
 }
+
+/** The requests that change something or hand out the console's secret: their sender is checked. */
+const GUARDED = new Set(['answer', 'console']);
 
 const MAX_REQUEST = 64 * 1024;
 
@@ -29,6 +37,19 @@ export function handleSocketRequest(h: SocketHandlers, raw: string): unknown {
   return { ok: false, reason: 'invalid', message: 'unknown op' };
 }
 
+async function reply(h: SocketHandlers, conn: net.Socket, line: string): Promise<unknown> {
+  let op: unknown;
+  try { op = (JSON.parse(line) as { op?: unknown })?.op; } catch { /* handleSocketRequest says so */ }
+  if (typeof op === 'string' && GUARDED.has(op) && h.judgePeer) {
+    const v = await h.judgePeer(conn);
+    if (!v.ok) {
+      h.refused?.(op, v.message);
+      return { ok: false, reason: 'refused', message: v.message };
+    }
+  }
+  return handleSocketRequest(h, line);
+}
+
 /**
  * The channel `toolgate approvals` talks to: a Unix socket (0600) in the private runtime
  * directory (0700), which no tool can reach (denied path, masked in the sandbox).
@@ -40,13 +61,16 @@ export async function listenSocket(file: string, h: SocketHandlers): Promise<net
     let buf = '';
     conn.setEncoding('utf8');
     conn.setTimeout(10_000, () => conn.destroy());
+    let taken = false;
     conn.on('data', (chunk: string) => {
+      if (taken) return; // one request per connection; reading goes on so that its end is seen
       buf += chunk;
       if (buf.length > MAX_REQUEST) { conn.destroy(); return; }
       const nl = buf.indexOf('\n');
       if (nl < 0) return;
-      const reply = handleSocketRequest(h, buf.slice(0, nl));
-      conn.end(JSON.stringify(reply) + '\n');
+      const line = buf.slice(0, nl);
+      taken = true;
+      void reply(h, conn, line).then((r) => { if (!conn.destroyed) conn.end(JSON.stringify(r) + '\n'); }, () => conn.destroy());
     });
     conn.on('error', () => {});
   });

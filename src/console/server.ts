@@ -1,8 +1,9 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { verifyAudit } from '../audit/verify.js';
 import type { GrantStore } from '../approvals/grant-store.js';
 import type { Inbox } from '../approvals/inbox.js';
+import type { PeerVerdict } from '../approvals/peer.js';
 import { ConsoleAuth } from './auth.js';
 import type { CallLog } from './calls.js';
 import { APP_CSS, APP_JS, appPage, loginPage } from './page.js';
@@ -16,6 +17,8 @@ export interface ConsoleDeps {
   /** The audit files of this process. */
   auditFiles: () => string[];
   onCallEvent: (fn: () => void) => () => void;
+  /** Who is on the other end of an answer (src/approvals/peer.ts): only a person's process answers. */
+  judgePeer?: (sock: Socket) => Promise<PeerVerdict>;
 }
 
 export interface ConsoleServer {
@@ -154,6 +157,8 @@ export async function startConsole(deps: ConsoleDeps, port = 0): Promise<Console
         try { data = JSON.parse(body ?? '') as Record<string, unknown>; } catch { return send(res, 400, 'bad JSON'); }
         if (!data || typeof data !== 'object' || Array.isArray(data)) return send(res, 400, 'a JSON object expected');
         if (p === '/api/answer') {
+          const v = deps.judgePeer ? await deps.judgePeer(req.socket) : null;
+          if (v && !v.ok) return send(res, 403, JSON.stringify({ ok: false, reason: 'refused', message: v.message }), 'application/json');
           const r = deps.inbox.answer(String(data.id), data.decision, 'console');
           return send(res, r.ok ? 200 : r.reason === 'invalid' ? 400 : 409, JSON.stringify(r), 'application/json');
         }

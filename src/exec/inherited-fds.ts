@@ -1,5 +1,6 @@
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
+import { MARK_BASH, markingOn } from './mark.js';
 
 /** O_CLOEXEC in /proc/PID/fdinfo's octal `flags` (Linux, every architecture Node runs on). */
 const O_CLOEXEC = 0o2000000;
@@ -95,14 +96,16 @@ export function childStdio<T>(base: readonly T[]): Array<T | 'ignore' | number> 
  * upstream servers), when it would inherit the server's IPC channel (leakyChannelFd): the same
  * program (`program`, a path: the caller found it in PATH, so bash's own search, whose default PATH
  * ends in ".", is not used) started through bash (the shell commands run in; POSIX sh need not take
- * a descriptor above 9), which closes the channel and execs it. Else as given. What bash would
- * change is put back: BASH_ENV (which bash would source) is handed over under another name and
- * restored; PWD and OLDPWD are restored or unset, and SHLVL is left as it was (bash's exec would
- * set it to 0 when there was none).
+ * a descriptor above 9), which closes the channel and execs it. With `mark` (an upstream server,
+ * the starter, a custom tool started directly) bash also sets the mark of an agent's process first
+ * (mark.ts). Else as given. What bash would change is put back: BASH_ENV (which bash would source)
+ * is handed over under another name and restored; PWD and OLDPWD are restored or unset, and SHLVL
+ * is left as it was (bash's exec would set it to 0 when there was none).
  */
-export function withoutChannel(program: string, args: readonly string[], env: Record<string, string>): { command: string; args: string[]; env: Record<string, string> } {
-  const ch = leakyChannelFd();
-  if (ch === null) return { command: program, args: [...args], env };
+export function withoutChannel(program: string, args: readonly string[], env: Record<string, string>, o: { mark?: boolean; closeFd?: number | null } = {}): { command: string; args: string[]; env: Record<string, string> } {
+  const ch = o.closeFd !== undefined ? o.closeFd : leakyChannelFd();
+  const mark = !!o.mark && markingOn();
+  if (ch === null && !mark) return { command: program, args: [...args], env };
   const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
   const restore = ['PWD', 'OLDPWD'].map((v) => (env[v] === undefined ? `unset ${v}` : `export ${v}=${quote(env[v]!)}`));
   const out: Record<string, string> = { ...env };
@@ -114,7 +117,7 @@ export function withoutChannel(program: string, args: readonly string[], env: Re
   // bash's exec sets SHLVL to 0 when there was none: env drops it again (unless the program's path
   // holds "=", which env would take for a variable).
   const dropShlvl = env.SHLVL === undefined && !program.includes('=');
-  const script = `exec ${ch}>&- && ${restore.join(' && ')} && exec -- ${dropShlvl ? '/usr/bin/env -u SHLVL -- ' : ''}"$0" "$@"`;
+  const script = `${mark ? MARK_BASH : ''}${ch === null ? '' : `exec ${ch}>&- && `}${restore.join(' && ')} && exec -- ${dropShlvl ? '/usr/bin/env -u SHLVL -- ' : ''}"$0" "$@"`;
   return { command: '/bin/bash', args: ['--norc', '--noprofile', '-c', script, program, ...args], env: out };
 }
 

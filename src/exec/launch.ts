@@ -8,7 +8,9 @@ import { OutputCapture } from './capture.js';
 import { directExec } from './direct.js';
 import { buildEnv } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
-import { Running } from './run.js';
+import { withoutChannel } from './inherited-fds.js';
+import { markingOn, markScript } from './mark.js';
+import { Running, viaStarter } from './run.js';
 import { bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
 import { MAX_SECRET_MOUNTS } from './secret-scan.js';
 import { sandboxMasks } from './masks.js';
@@ -75,9 +77,19 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), input.background ? spilled.file! : makeSpill);
   // --norc: bash sources ~/.bashrc when stdin is a socket (it thinks rshd started it); Node's pipes are sockets.
   // A plain line (one program, plain words) without a sandbox is exec'd as bash would exec it, without bash (direct.ts).
-  const direct = !input.argv && choice.backend === 'none' ? directExec(input.command, env, input.cwd) : null;
+  // Every process started for a command carries the mark (mark.ts) that tells the approval inbox
+  // it is not a person: through the starter, which carries it; started directly, by its argv
+  // (then never exec'd without bash: bash sets the mark).
+  const via = viaStarter();
+  const mark = via === null && markingOn();
+  const direct = !input.argv && choice.backend === 'none' && !mark ? directExec(input.command, env, input.cwd) : null;
   if (direct) env = direct.env;
-  const argv = input.argv ?? direct?.argv ?? ['/bin/bash', '--norc', '--noprofile', '-c', input.command];
+  let argv = input.argv ?? direct?.argv ?? ['/bin/bash', '--norc', '--noprofile', '-c', mark ? markScript(input.command) : input.command];
+  if (input.argv && mark && argv.length > 0) {
+    const m = withoutChannel(argv[0]!, argv.slice(1), env, { mark: true, closeFd: null });
+    argv = [m.command, ...m.args];
+    env = m.env;
+  }
   if (argv.length === 0) throw new ToolError('InvalidArguments', 'An empty argv cannot be run.');
   let file0 = argv[0]!;
   let args = argv.slice(1);
@@ -111,7 +123,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   };
   recRef = rec;
   rec.running = new Running({
-    file: file0, args, cwd: input.cwd, env, capture, ...(direct ? { argv0: direct.argv0 } : {}),
+    file: file0, args, cwd: input.cwd, env, capture, via, ...(direct ? { argv0: direct.argv0 } : {}),
     // Text, even the text "keep", is written and stdin closed; a background run without text keeps it open.
     stdin: input.stdin !== undefined ? { text: input.stdin } : input.background ? 'keep' : undefined,
     onOutput: () => { for (const w of rec.waiters) w(); },

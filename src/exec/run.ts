@@ -21,6 +21,11 @@ export interface RunSpec {
   capture: OutputCapture;
   /** Called after every chunk (progress, waiters). */
   onOutput?: () => void;
+  /**
+   * The starter to start it through (viaStarter(), asked by the caller: a start through the starter
+   * is marked by it, a direct one must be marked by its argv, mark.ts); null: started directly.
+   */
+  via: Helper | null;
 }
 
 export interface Exit {
@@ -40,7 +45,7 @@ interface ChildLike {
 }
 
 /** Whether this start goes through the starter: a server big enough that its own fork costs more (starter-use.ts). */
-function viaStarter(): Helper | null {
+export function viaStarter(): Helper | null {
   const setting = starterSetting();
   if (setting === 'off') return null;
   if (setting === 'auto' && !bigEnoughForStarter()) return null;
@@ -72,7 +77,7 @@ export class Running {
   private leaderGone: () => boolean;
 
   constructor(spec: RunSpec) {
-    const h = viaStarter();
+    const h = spec.via;
     if (h) {
       const c = h.startCommand(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdin: spec.stdin ?? null, ...(spec.argv0 !== undefined ? { argv0: spec.argv0 } : {}) });
       this.child = c;

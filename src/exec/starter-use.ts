@@ -72,6 +72,11 @@ export async function helperPidForTests(timeoutMs = 10_000): Promise<number | nu
   }
 }
 
+/** The starter's pid while one runs (it carries the mark of commands: mark.ts), else null. */
+export function starterPid(): number | null {
+  return helper && !helper.dead ? helper.proc.pid ?? null : null;
+}
+
 /** Stops the helper (tests; a server's exit ends it by closing the channel). */
 export function stopStarter(): void {
   helper?.stop();

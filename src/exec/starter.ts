@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { killTree, procStartTime } from './kill.js';
 import type { StdinSpec } from './run.js';
 import { HELPER_NODE_ARGS, HELPER_SOURCE, STARTER_TITLE, type HelperMsg } from './starter-program.js';
-import { childStdio, leakyChannelFd } from './inherited-fds.js';
+import { childStdio, leakyChannelFd, withoutChannel } from './inherited-fds.js';
 
 export { STARTER_TITLE };
 
@@ -257,10 +257,13 @@ export class Helper {
   constructor(private readonly onDie: (unexpected: boolean) => void) {
     // The server's IPC channel, when inherited, comes covered by /dev/null and is closed first thing (its argument).
     const covered = leakyChannelFd();
-    this.proc = spawn(process.execPath, [...HELPER_NODE_ARGS, '-e', HELPER_SOURCE, ...(covered === null ? [] : [String(covered)])], {
+    // Marked (mark.ts): everything it starts carries the mark of an agent's command.
+    const { command, args, env } = withoutChannel(process.execPath, [...HELPER_NODE_ARGS, '-e', HELPER_SOURCE, ...(covered === null ? [] : [String(covered)])],
+      { ...(process.env as Record<string, string>), NODE_OPTIONS: '' }, { mark: true, closeFd: null });
+    this.proc = spawn(command, args, {
       // Nothing of the helper may reach stdout, the protocol channel in stdio mode.
       stdio: childStdio(['ignore', 'ignore', 'inherit', 'ipc']),
-      env: { ...process.env, NODE_OPTIONS: '' },
+      env,
       serialization: 'json',
     });
     this.proc.unref();

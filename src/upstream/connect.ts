@@ -76,8 +76,9 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
     if (upEnv.PATH !== undefined) upEnv.PATH = safePath(upEnv.PATH, []);
     const found = program!.includes('/') ? program! : findInPath(program!, upEnv.PATH ?? '');
     if (found === null) throw Object.assign(new Error(`spawn ${program} ENOENT (not found in PATH; relative PATH entries are not searched: give the program's absolute path)`), { code: 'ENOENT' });
-    // The SDK sets the child's stdio: a server IPC channel it would inherit is closed by bash first.
-    const { command, args, env } = withoutChannel(found, programArgs, upEnv);
+    // The SDK sets the child's stdio: a server IPC channel it would inherit is closed by bash first,
+    // which also marks it (src/exec/mark.ts): what it starts cannot answer approvals.
+    const { command, args, env } = withoutChannel(found, programArgs, upEnv, { mark: true });
     const transport = new StdioClientTransport({ command, args, env, cwd: cfg.cwd, stderr: 'pipe' });
     pipeStderr(transport, name, opts.log, secretValues(cfg, opts.env));
     capLineSize(transport, name, opts.log, opts.maxLineBytes ?? UPSTREAM_MAX_LINE_BYTES);

@@ -4,7 +4,7 @@
 // Everything is refused; the request still waits; the control (a person's answer) still works.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { detectBwrap } from '../../src/exec/sandbox.js';
@@ -125,5 +125,59 @@ test('run_command inside bubblewrap: the runtime dir is masked (no socket to con
   const ctl = await s.call('run_command', { command: node(`console.log('CONTROL', require('fs').readdirSync('.').length > 0)`) });
   assert.equal(ctl.ok, true, JSON.stringify(ctl.error));
   assert.match(String(ctl.data.output), /CONTROL true/);
+  await finish(s, leaks);
+});
+
+// Without a sandbox a command runs as the person: it reaches the socket and could find the console's
+// secret. What stops it is the mark every process started for a command carries (src/exec/mark.ts),
+// which no setsid, double fork or exit hides from the check of the sender (src/approvals/peer.ts).
+test('run_command without a sandbox: answers from a command, its daemon or a sender that exits at once are refused by the socket and the console', { skip: process.platform === 'linux' ? false : 'the mark needs Linux' }, async (t) => {
+  const s = await setup(t, 'none');
+  const leaks: string[] = [];
+  const answer = JSON.stringify({ op: 'answer', id: s.id, decision: 'allow_always' }) + '\n';
+  // Scripts in the workspace, the paths inside them: what is tried is the sender, not the path rules.
+  const sockJs = (op: string, out: string, exitAtOnce = false) => `const n=require('net'),fs=require('fs');const c=n.connect(${JSON.stringify(s.sock)});` +
+    `c.on('connect',()=>{c.write(${JSON.stringify(op)});${exitAtOnce ? 'process.exit(0);' : ''}});let b='';c.on('data',d=>b+=d);c.on('end',()=>{fs.writeFileSync(${JSON.stringify(out)},b);process.exit(0)});c.on('error',e=>{fs.writeFileSync(${JSON.stringify(out)},'ERR '+e.code);process.exit(3)})`;
+  const o = (n: string) => path.join(s.ws.dir, `out-${n}.txt`);
+  writeFileSync(`${s.ws.dir}/a.js`, sockJs(answer, o('a')));
+  writeFileSync(`${s.ws.dir}/c.js`, sockJs(JSON.stringify({ op: 'console' }) + '\n', o('c')));
+  writeFileSync(`${s.ws.dir}/e.js`, sockJs(answer, o('e'), true));
+  writeFileSync(`${s.ws.dir}/d.js`, sockJs(answer, o('d')));
+  // The console, with the secret (as if read from the client's log of toolgate's stderr).
+  const base = `http://127.0.0.1:${s.port}`;
+  writeFileSync(`${s.ws.dir}/w.js`, `(async()=>{const fs=require('fs');const l=await fetch('${base}/login?s=${s.secret}',{redirect:'manual'});` +
+    `const ck=(l.headers.get('set-cookie')||'').split(';')[0];const st=await (await fetch('${base}/api/state',{headers:{cookie:ck}})).json();` +
+    `const r=await fetch('${base}/api/answer',{method:'POST',headers:{cookie:ck,origin:'${base}','content-type':'application/json','x-csrf-token':st.csrf},body:JSON.stringify({id:'${s.id}',decision:'allow_always'})});` +
+    `fs.writeFileSync(${JSON.stringify(o('w'))},r.status+' '+await r.text())})().catch(e=>require('fs').writeFileSync(${JSON.stringify(o('w'))},'ERR '+e.message))`);
+  const run = async (command: string) => {
+    const env = await s.call('run_command', { command });
+    assert.equal(env.ok, true, `${command}: ${JSON.stringify(env.error)}`);
+    assert.equal(env.data.sandbox, 'none');
+  };
+  const read = async (n: string) => {
+    for (let i = 0; i < 100 && !existsSync(o(n)); i++) await new Promise((r) => setTimeout(r, 100));
+    return existsSync(o(n)) ? readFileSync(o(n), 'utf8') : '(no reply)';
+  };
+  await run('node a.js');
+  await run('node c.js');
+  await run('node w.js');
+  await run('node e.js; sleep 1');
+  // A daemon: its own session, its parent gone (init adopts it), started in the background.
+  await run('setsid -f node d.js');
+  writeFileSync(`${s.ws.dir}/b.js`, sockJs(answer, o('b')));
+  const proc = await s.call('run_command', { command: 'sleep 1; node b.js', background: true });
+  assert.equal(proc.ok, true, JSON.stringify(proc.error));
+  for (const n of ['a', 'c', 'd', 'b']) {
+    const got = await read(n);
+    if (!/"reason":"refused"/.test(got)) leaks.push(`${n}.js: ${got.slice(0, 200)}`);
+    else assert.match(got, /an agent's command started/);
+  }
+  const w = await read('w');
+  if (!w.startsWith('403 ') || !/"reason":"refused"/.test(w)) leaks.push(`console: ${w.slice(0, 200)}`);
+  // e.js sent its answer and exited without waiting: nothing it sent may count (finish() checks).
+  // Control: the same request for the console's login from this (unmarked) process is served.
+  const { askSocket } = await import('../../src/approvals/socket-server.js');
+  const ctl = await askSocket(s.sock, { op: 'console' });
+  assert.equal(ctl.ok, true, JSON.stringify(ctl));
   await finish(s, leaks);
 });
