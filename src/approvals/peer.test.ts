@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { hardLocks, isMarked, MARK, MARK_BASH, markingOn } from '../exec/mark.js';
-import { judgePeer, tcpPeerPids } from './peer.js';
+import { judgePeer, systemSs, tcpPeerPids } from './peer.js';
 
 const LINUX = process.platform === 'linux';
-const SS = spawnSync('ss', ['-V']).status === 0;
+const SS = systemSs() !== '';
 const SELF_MARKED = LINUX && isMarked(process.pid) === true;
 const skipLinux = !LINUX ? 'the mark needs Linux' : SELF_MARKED ? 'this test process itself runs inside a toolgate command (it carries the mark)' : false;
 
@@ -113,4 +113,25 @@ test('a sender that exits before it is looked at is refused', { skip: skipLinux 
   const v = await j.verdict();
   assert.equal(v.ok, false, JSON.stringify(v));
   j.cleanup();
+});
+
+test('an ss found first in PATH (a folder of the user\'s a command can write) is not the one asked', { skip: skipLinux || (!SS ? 'needs ss (iproute2)' : false) }, async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tg-fake-ss-'));
+  // It asks the real ss and says every socket is held by pid 1 (unmarked).
+  writeFileSync(path.join(dir, 'ss'), `#!/bin/sh\n${systemSs()} "$@" | sed 's/pid=[0-9]*/pid=1/g'\n`);
+  chmodSync(path.join(dir, 'ss'), 0o755);
+  const old = process.env.PATH;
+  process.env.PATH = `${dir}:${old}`;
+  try {
+    const j = judged('unix');
+    const child = connector(await j.addr, true);
+    await j.got;
+    const v = await j.verdict();
+    assert.equal(v.ok, false, JSON.stringify(v));
+    assert.match((v as { message: string }).message, new RegExp(`pid ${child.pid}\\b`));
+    j.cleanup();
+  } finally {
+    process.env.PATH = old;
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

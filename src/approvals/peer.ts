@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { fstatSync, readFileSync } from 'node:fs';
+import { fstatSync, readFileSync, statSync } from 'node:fs';
 import { readdir, readlink } from 'node:fs/promises';
 import type net from 'node:net';
 import { isMarked, markingOn } from '../exec/mark.js';
@@ -20,7 +20,7 @@ import { isMarked, markingOn } from '../exec/mark.js';
 export type PeerVerdict = { ok: true; how: string } | { ok: false; message: string };
 
 export interface PeerOptions {
-  /** The ss binary ('' when there is none); tests point it elsewhere. */
+  /** The ss binary ('' when there is none); tests point it elsewhere. Default: systemSs(). */
   ss?: string;
   /** Processes of this server's own that carry the mark and never answer (the starter). */
   own?: () => number[];
@@ -35,7 +35,7 @@ export async function judgePeer(kind: 'unix' | 'tcp', sock: net.Socket, o: PeerO
   sock.once('end', onEnd);
   sock.once('close', onEnd);
   try {
-    const holders = kind === 'unix' ? await unixPeerPids(sock, o.ss ?? 'ss') : await tcpPeerPids(sock);
+    const holders = kind === 'unix' ? await unixPeerPids(sock, o.ss ?? systemSs()) : await tcpPeerPids(sock);
     let v: PeerVerdict;
     if (holders === null) {
       const m = await markedAlive(new Set([process.pid, ...(o.own?.() ?? [])]));
@@ -60,6 +60,21 @@ export async function judgePeer(kind: 'unix' | 'tcp', sock: net.Socket, o: PeerO
   }
 }
 
+/**
+ * ss from the system's own folders only, owned by root and not writable by others: never through
+ * PATH, where a folder of the user's (~/.local/bin) could hold an `ss` an unsandboxed command wrote
+ * to name any process it likes. '' when there is none.
+ */
+export function systemSs(): string {
+  for (const f of ['/usr/bin/ss', '/bin/ss', '/usr/sbin/ss', '/sbin/ss']) {
+    try {
+      const st = statSync(f);
+      if (st.isFile() && st.uid === 0 && !(st.mode & 0o022)) return f;
+    } catch { /* not here */ }
+  }
+  return '';
+}
+
 function name(pid: number): string {
   try { return `, ${readFileSync(`/proc/${pid}/comm`, 'utf8').trim()}`; } catch { return ''; }
 }
@@ -75,7 +90,7 @@ function inodeOf(sock: net.Socket): number | null {
  * The pids holding the other end of an accepted Unix connection, from `ss -xpnH` (sock_diag);
  * null when ss cannot be run. [] when the peer holds no socket any more.
  */
-export async function unixPeerPids(sock: net.Socket, ss = 'ss'): Promise<number[] | null> {
+export async function unixPeerPids(sock: net.Socket, ss = systemSs()): Promise<number[] | null> {
   const ino = inodeOf(sock);
   if (ino === null || !ss) return ino === null ? [] : null;
   const out = await new Promise<string | null>((resolve) => {
