@@ -31,7 +31,7 @@ RUN npm run build
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ripgrep tini ca-certificates \
+ && apt-get install -y --no-install-recommends ripgrep tini ca-certificates iproute2 \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /opt/toolgate
 COPY package.json package-lock.json ./
