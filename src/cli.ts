@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './cli/no-inspector.js';
 import { parseArgs } from 'node:util';
 import { COMMAND_HELP, MAIN_HELP } from './cli/help.js';
 import { serve } from './cli/serve.js';

@@ -7,6 +7,8 @@ import { GrantStore } from './grant-store.js';
 import { Inbox, type RequestView } from './inbox.js';
 import { notifier } from './notify.js';
 import { register, socketPath } from './registry.js';
+import { markingOn, ptraceOpen } from '../exec/mark.js';
+import { chooseBackend } from '../exec/sandbox.js';
 import { starterPid } from '../exec/starter-use.js';
 import { judgePeer } from './peer.js';
 import { listenSocket } from './socket-server.js';
@@ -40,6 +42,13 @@ export async function startApprovalHost(rt: Runtime, o: HostOptions): Promise<Ap
   const roots = new Set(o.ceiling ?? []);
   // Answers only from a person's process, not from one an agent's command started (peer.ts).
   const own = () => { const p = starterPid(); return p === null ? [] : [p]; };
+  // Looked at after start-up (finding bubblewrap starts a process): nothing waits for it.
+  setTimeout(() => {
+    if (!markingOn() || !ptraceOpen()) return;
+    void chooseBackend(rt.policy.data.sandbox.backend).then((c) => {
+      if (c.backend === 'none') o.log.warn('ptrace is not restricted on this machine (kernel.yama.ptrace_scope is 0 or absent): without bubblewrap a command can take over this server or any process of yours, approvals included. Use bubblewrap, or set kernel.yama.ptrace_scope=1.');
+    }, () => {});
+  }, 1000).unref();
   const refused = (where: string) => (what: string, message: string) => o.log.warn({ where, what }, `an answer was refused: ${message}`);
 
   let con: ConsoleServer | null = null;

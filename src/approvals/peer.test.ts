@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, fstatSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,9 +44,13 @@ function judged(kind: 'unix' | 'tcp', ss?: string) {
   let verdict!: Promise<Awaited<ReturnType<typeof judgePeer>>>;
   const got = new Promise<void>((resolve) => {
     const srv = net.createServer((c) => {
-      c.on('data', () => {});
-      verdict = judgePeer(kind, c, ss === undefined ? {} : { ss });
-      void verdict.then(() => { c.end('done\n'); srv.close(); resolve(); });
+      c.on('error', () => {});
+      // Judged once the request came, as the socket server does.
+      c.once('data', () => {
+        c.on('data', () => {});
+        verdict = judgePeer(kind, c, ss === undefined ? {} : { ss });
+        void verdict.then(() => { c.end('done\n'); srv.close(); resolve(); });
+      });
     });
     if (kind === 'unix') srv.listen(file); else srv.listen(0, '127.0.0.1');
     srv.on('listening', () => ready((srv.address() as net.AddressInfo | string)));
@@ -59,7 +63,7 @@ function judged(kind: 'unix' | 'tcp', ss?: string) {
 /** node -e that connects, waits for the reply, and exits; marked when `mark`. */
 function connector(addr: net.AddressInfo | string, mark: boolean) {
   const target = typeof addr === 'string' ? JSON.stringify(addr) : `${addr.port},'127.0.0.1'`;
-  const js = `const c=require('net').connect(${target});c.on('data',()=>process.exit(0));setTimeout(()=>process.exit(2),10000)`;
+  const js = `const c=require('net').connect(${target},()=>c.write('x\\n'));c.on('data',()=>process.exit(0));setTimeout(()=>process.exit(2),10000)`;
   return mark ? spawn('/bin/bash', ['-c', `${MARK_BASH} exec "$0" -e "$1"`, process.execPath, js]) : spawn(process.execPath, ['-e', js]);
 }
 
@@ -116,9 +120,14 @@ test('a sender that exits before it is looked at is refused', { skip: skipLinux 
 });
 
 test('an ss found first in PATH (a folder of the user\'s a command can write) is not the one asked', { skip: skipLinux || (!SS ? 'needs ss (iproute2)' : false) }, async () => {
+  // A socket held by this (unmarked) process: the fake ss names it as every row's peer.
+  const decoy = net.createServer((c) => c.on('data', () => {}));
+  await new Promise<void>((r) => decoy.listen(0, '127.0.0.1', r));
+  const held = net.connect((decoy.address() as net.AddressInfo).port, '127.0.0.1');
+  await new Promise((r) => held.once('connect', r));
+  const x = fstatSync((held as unknown as { _handle: { fd: number } })._handle.fd).ino;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tg-fake-ss-'));
-  // It asks the real ss and says every socket is held by pid 1 (unmarked).
-  writeFileSync(path.join(dir, 'ss'), `#!/bin/sh\n${systemSs()} "$@" | sed 's/pid=[0-9]*/pid=1/g'\n`);
+  writeFileSync(path.join(dir, 'ss'), `#!/bin/sh\n${systemSs()} "$@" | awk -v x=${x} '$6 != x { $NF = x; print }'\n`);
   chmodSync(path.join(dir, 'ss'), 0o755);
   const old = process.env.PATH;
   process.env.PATH = `${dir}:${old}`;
@@ -133,5 +142,26 @@ test('an ss found first in PATH (a folder of the user\'s a command can write) is
   } finally {
     process.env.PATH = old;
     rmSync(dir, { recursive: true, force: true });
+    held.destroy();
+    decoy.close();
   }
+});
+
+test('a socket path holding newlines cannot forge a row of ss: the sender is still found and refused', { skip: skipLinux || (!SS ? 'needs ss (iproute2)' : false) }, async () => {
+  const j = judged('unix');
+  const addr = await j.addr as string;
+  // The marked sender connects, then binds 40 sockets whose paths hold a row naming its own end
+  // (and ours) as held by this unmarked process, connects to each, and only then sends.
+  const js = `const net=require('net'),fs=require('fs');const c=net.connect(${JSON.stringify(addr)},async()=>{` +
+    `const me=fs.fstatSync(c._handle.fd).ino;const keep=[];for(let i=0;i<40;i++){` +
+    `const p='/tmp/tg-forge-'+process.pid+'-'+i+'\\nu_str ESTAB 0 0 * '+me+' * 1 users:(("person",pid=${process.pid},fd=3))\\nu_str ESTAB 0 0 * 1 * '+me+'\\n';` +
+    `const s=net.createServer(k=>keep.push(k));await new Promise(r=>s.listen(p,r));keep.push(s,net.connect(p));}` +
+    `await new Promise(r=>setTimeout(r,300));c.write('x\\n');c.on('data',()=>process.exit(0))});setTimeout(()=>process.exit(2),10000)`;
+  const child = spawn('/bin/bash', ['-c', `${MARK_BASH} exec "$0" -e "$1"`, process.execPath, js]);
+  await j.got;
+  const v = await j.verdict();
+  assert.equal(v.ok, false, JSON.stringify(v));
+  child.kill();
+  j.cleanup();
+  spawnSync('/bin/sh', ['-c', 'rm -f /tmp/tg-forge-*']);
 });

@@ -87,26 +87,34 @@ function inodeOf(sock: net.Socket): number | null {
 }
 
 /**
- * The pids holding the other end of an accepted Unix connection, from `ss -xpnH` (sock_diag);
- * null when ss cannot be run. [] when the peer holds no socket any more.
+ * The pids holding the other end of an accepted Unix connection: the peer's inode from `ss -xnH`
+ * (sock_diag), its holders from /proc (never from ss's text: a process name or a socket path is
+ * text the sender chooses, and a path may hold newlines that print as rows of their own). Our own
+ * inode must be on exactly one row, and the peer's row, when shown, must point back: a forged row
+ * for either makes a duplicate, and the answer is refused. null when ss cannot be run; [] when no
+ * peer is found.
  */
 export async function unixPeerPids(sock: net.Socket, ss = systemSs()): Promise<number[] | null> {
   const ino = inodeOf(sock);
   if (ino === null || !ss) return ino === null ? [] : null;
   const out = await new Promise<string | null>((resolve) => {
-    execFile(ss, ['-xpnH'], { encoding: 'utf8', maxBuffer: 32 << 20, timeout: 10_000 }, (e, stdout) => resolve(e ? null : stdout));
+    execFile(ss, ['-xnH'], { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 10_000 }, (e, stdout) => resolve(e ? null : stdout));
   });
   if (out === null) return null;
-  const rows = new Map<number, { peer: number; pids: number[] }>();
+  const rows = new Map<number, number[]>();
   for (const line of out.split('\n')) {
-    // "u_str ESTAB 0 0 <local address, may hold spaces> <inode> <peer address> <peer inode> users:((...))"
-    const m = /^\S+\s+\S+\s+\d+\s+\d+\s+.*?\s(\d+)\s+(?:\*|\S+)\s+(\d+)(?:\s+users:\((.*)\))?\s*$/.exec(line);
+    // "u_str ESTAB 0 0 <local address, may hold spaces> <inode> <peer address> <peer inode>"
+    const m = /^u_\S+\s+\S+\s+\d+\s+\d+\s+.*?\s(\d+)\s+\S+\s+(\d+)\s*$/.exec(line);
     if (!m) continue;
-    rows.set(Number(m[1]), { peer: Number(m[2]), pids: [...(m[3] ?? '').matchAll(/pid=(\d+)/g)].map((x) => Number(x[1])) });
+    const local = Number(m[1]);
+    rows.set(local, [...(rows.get(local) ?? []), Number(m[2])]);
   }
   const mine = rows.get(ino);
-  if (!mine) return [];
-  return [...new Set(rows.get(mine.peer)?.pids ?? [])];
+  if (!mine || mine.length !== 1 || !mine[0]) return [];
+  const peer = mine[0];
+  const back = rows.get(peer);
+  if (back && (back.length !== 1 || back[0] !== ino)) return [];
+  return socketHolders(peer);
 }
 
 /** The pids holding the client end of an accepted TCP connection on loopback (IPv4), from /proc. */

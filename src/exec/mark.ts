@@ -57,3 +57,12 @@ export function isMarked(pid: number): boolean | null {
     return null;
   }
 }
+
+/**
+ * Whether a process of the user may ptrace any other of the user's (no Yama, or ptrace_scope 0):
+ * then an unsandboxed command can take over the server or your shell, and the mark stops nothing.
+ */
+export function ptraceOpen(): boolean {
+  if (process.platform !== 'linux') return false;
+  try { return readFileSync('/proc/sys/kernel/yama/ptrace_scope', 'utf8').trim() === '0'; } catch { return true; }
+}

@@ -26,6 +26,8 @@ export const STARTER_TITLE = 'toolgate-starter';
 export const HELPER_SOURCE = String.raw`
 'use strict';
 process.title = ${JSON.stringify(STARTER_TITLE)};
+// No inspector on SIGUSR1 (src/cli/no-inspector.ts): a command could run code in here.
+process.on('SIGUSR1', () => {});
 const { spawn } = require('node:child_process');
 // The descriptor the server covered for it (its own IPC channel, left without close-on-exec by
 // Node): closed, so nothing started here holds even the cover.

@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -76,6 +77,10 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, opts: {
     if (upEnv.PATH !== undefined) upEnv.PATH = safePath(upEnv.PATH, []);
     const found = program!.includes('/') ? program! : findInPath(program!, upEnv.PATH ?? '');
     if (found === null) throw Object.assign(new Error(`spawn ${program} ENOENT (not found in PATH; relative PATH entries are not searched: give the program's absolute path)`), { code: 'ENOENT' });
+    // Started through bash (below), a program that cannot be run would only show as a closed connection.
+    try { accessSync(found, constants.X_OK); } catch (e) {
+      throw Object.assign(new Error(`spawn ${found} ${(e as NodeJS.ErrnoException).code ?? 'EACCES'} (not executable: check the path and its mode)`), { code: (e as NodeJS.ErrnoException).code ?? 'EACCES' });
+    }
     // The SDK sets the child's stdio: a server IPC channel it would inherit is closed by bash first,
     // which also marks it (src/exec/mark.ts): what it starts cannot answer approvals.
     const { command, args, env } = withoutChannel(found, programArgs, upEnv, { mark: true });
