@@ -37,3 +37,14 @@ test('SIGUSR1 opens no inspector in the starter', { skip: linux }, async () => {
     child.kill('SIGKILL');
   }
 });
+
+test('an inspector opened before toolgate\'s first line ran (SIGUSR1 at start-up) stops the process; --inspect on purpose does not', { skip: linux }, async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { CLI } = await import('../../src/testing/helpers.js');
+  // What a SIGUSR1 in the first milliseconds leaves behind: an inspector open, and no --inspect asked for.
+  const opened = spawnSync(process.execPath, ['-e', `require('inspector').open(0,'127.0.0.1');process.argv.splice(1,0,${JSON.stringify(CLI)});import(${JSON.stringify(CLI)})`, '--', '--version'], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(opened.status, 70, opened.stdout + opened.stderr);
+  assert.match(opened.stderr, /inspector was opened while toolgate started/);
+  const asked = spawnSync(process.execPath, ['--inspect=127.0.0.1:0', CLI, '--version'], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(asked.status, 0, asked.stderr);
+});
