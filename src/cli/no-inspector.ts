@@ -1,4 +1,4 @@
-import inspector from 'node:inspector';
+import { createRequire } from 'node:module';
 
 /**
  * Imported first by cli.ts. Node opens its inspector (a debugger that runs any code it is sent, on
@@ -10,7 +10,11 @@ import inspector from 'node:inspector';
  * --disable-sigusr1` closes that window too.
  */
 process.on('SIGUSR1', () => {});
-if (inspector.url() !== undefined && !process.execArgv.some((a) => /^--inspect/.test(a))) {
+let url: string | undefined;
+try {
+  url = (createRequire(import.meta.url)('node:inspector') as typeof import('node:inspector')).url();
+} catch { /* a Node built without the inspector: nothing to open */ }
+if (url !== undefined && !process.execArgv.some((a) => /^--inspect/.test(a))) {
   process.stderr.write('toolgate: Node\'s inspector was opened while toolgate started (a SIGUSR1 from another process): stopping. Start it again.\n');
   process.exit(70);
 }
