@@ -10,7 +10,7 @@ import { buildEnv } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
 import { withoutChannel } from './inherited-fds.js';
 import { markingOn, markScript } from './mark.js';
-import { Running, viaStarter } from './run.js';
+import { Running, viaStarter, type Exit } from './run.js';
 import { bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
 import { MAX_SECRET_MOUNTS } from './secret-scan.js';
 import { sandboxMasks } from './masks.js';
@@ -137,6 +137,26 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   // Started through the starter process, the pid comes one message later: callers record it.
   await rec.running.spawned;
   return rec;
+}
+
+/**
+ * Waits for a foreground run: stops its process group at `limit` ms (`timed_out`) or when the
+ * call is cancelled (`killed`), reports progress every 2 s, and takes it off the process table
+ * once it has ended.
+ */
+export async function awaitForeground(rec: ProcRecord, limit: number, ctx: ToolContext): Promise<Exit> {
+  const timer = setTimeout(() => { rec.timed_out = true; rec.running.kill(); }, limit);
+  const onAbort = () => { rec.killed = true; rec.running.kill(); };
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const tick = setInterval(() => ctx.progress(`running for ${Math.round((Date.now() - rec.running.started) / 1000)} s, ${rec.capture.bytes} bytes of output`), 2000);
+  try {
+    return await rec.running.done;
+  } finally {
+    clearTimeout(timer);
+    clearInterval(tick);
+    ctx.signal.removeEventListener('abort', onAbort);
+    ProcessTable.of(ctx.session).remove(rec.id);
+  }
 }
 
 /**

@@ -2,8 +2,7 @@ import path from 'node:path';
 import { defineTool, type AnyTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/errors.js';
 import type { Annotations, Risk, ToolContext } from '../../core/types.js';
-import { finishedOutput, launch } from '../../exec/launch.js';
-import { ProcessTable } from '../../exec/processes.js';
+import { awaitForeground, finishedOutput, launch } from '../../exec/launch.js';
 import { resolveCwd } from '../run-command/plan.js';
 import { runOutput, type RunOutput } from '../run-command/schema.js';
 import { checkArgv, customInput, fillArgv } from './args.js';
@@ -56,19 +55,7 @@ export function makeCustomTool(name: string, cfg: CustomToolConfig): AnyTool {
 }
 
 async function waitFor(rec: Awaited<ReturnType<typeof launch>>, text: string, limit: number, cwd: string, ctx: ToolContext) {
-  const timer = setTimeout(() => { rec.timed_out = true; rec.running.kill(); }, limit);
-  const onAbort = () => { rec.killed = true; rec.running.kill(); };
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  const tick = setInterval(() => ctx.progress(`running for ${Math.round((Date.now() - rec.running.started) / 1000)} s, ${rec.capture.bytes} bytes of output`), 2000);
-  let exit;
-  try {
-    exit = await rec.running.done;
-  } finally {
-    clearTimeout(timer);
-    clearInterval(tick);
-    ctx.signal.removeEventListener('abort', onAbort);
-    ProcessTable.of(ctx.session).remove(rec.id);
-  }
+  const exit = await awaitForeground(rec, limit, ctx);
   const data = await collect(rec, exit, { cwd, sandbox: rec.sandbox }, ctx);
   const tail = data.output.trimEnd().split('\n').slice(-20).join('\n').slice(-2000);
   if (rec.timed_out) throw new ToolError('Timeout', `${text} ran longer than ${limit} ms and was stopped with its whole process group. Output tail:\n${tail}`, { data: { ...data, timed_out: true } });

@@ -4,9 +4,8 @@ import { commandFailure } from '../../core/circuit.js';
 import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
 import type { ToolContext } from '../../core/types.js';
-import { finishedOutput, launch } from '../../exec/launch.js';
+import { awaitForeground, finishedOutput, launch } from '../../exec/launch.js';
 import { evaluate } from '../../policy/evaluate.js';
-import { ProcessTable } from '../../exec/processes.js';
 import { loadShellParser } from '../../shell/parser.js';
 import { analyzeCommand, type Analysis } from '../../shell/analyze.js';
 import { planCommand, programsOf, resolveCwd } from './plan.js';
@@ -69,20 +68,7 @@ export const runCommandTool = defineTool({
         audit: { pid: rec.running.pid },
       };
     }
-    const table = ProcessTable.of(ctx.session);
-    const timer = setTimeout(() => { rec.timed_out = true; rec.running.kill(); }, limit);
-    const onAbort = () => { rec.killed = true; rec.running.kill(); };
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    const tick = setInterval(() => ctx.progress(`running for ${Math.round((Date.now() - rec.running.started) / 1000)} s, ${rec.capture.bytes} bytes of output`), 2000);
-    let exit;
-    try {
-      exit = await rec.running.done;
-    } finally {
-      clearTimeout(timer);
-      clearInterval(tick);
-      ctx.signal.removeEventListener('abort', onAbort);
-      table.remove(rec.id);
-    }
+    const exit = await awaitForeground(rec, limit, ctx);
     const data = await collect(rec, exit, base, ctx);
     const summary = `exit ${exit.exit_code ?? exit.signal} in ${exit.duration_ms} ms${data.truncated ? `, ${data.total_bytes} bytes of output (head and tail shown)` : ''}`;
     if (rec.timed_out) {
