@@ -20,14 +20,10 @@ const GUARDED = new Set(['answer', 'console']);
 
 const MAX_REQUEST = 64 * 1024;
 
-/** Answers one JSON request per line: list, answer, console. */
-export function handleSocketRequest(h: SocketHandlers, raw: string): unknown {
-  let req: { op?: unknown; id?: unknown; decision?: unknown };
-  try {
-    req = JSON.parse(raw) as typeof req;
-  } catch {
-    return { ok: false, reason: 'invalid', message: 'not JSON' };
-  }
+type Request = { op?: unknown; id?: unknown; decision?: unknown } | null;
+
+/** Answers one request (a JSON line, parsed): list, answer, console. */
+function handleSocketRequest(h: SocketHandlers, req: Request): unknown {
   if (req?.op === 'list') return { ok: true, pid: process.pid, pending: h.inbox.pending() };
   if (req?.op === 'answer') return h.inbox.answer(String(req.id), req.decision, 'cli');
   if (req?.op === 'console') {
@@ -38,8 +34,13 @@ export function handleSocketRequest(h: SocketHandlers, raw: string): unknown {
 }
 
 async function reply(h: SocketHandlers, conn: net.Socket, line: string): Promise<unknown> {
-  let op: unknown;
-  try { op = (JSON.parse(line) as { op?: unknown })?.op; } catch { /* handleSocketRequest says so */ }
+  let req: Request;
+  try {
+    req = JSON.parse(line) as Request;
+  } catch {
+    return { ok: false, reason: 'invalid', message: 'not JSON' };
+  }
+  const op = req?.op;
   if (typeof op === 'string' && GUARDED.has(op) && h.judgePeer) {
     const v = await h.judgePeer(conn);
     if (!v.ok) {
@@ -47,7 +48,7 @@ async function reply(h: SocketHandlers, conn: net.Socket, line: string): Promise
       return { ok: false, reason: 'refused', message: v.message };
     }
   }
-  return handleSocketRequest(h, line);
+  return handleSocketRequest(h, req);
 }
 
 /**
