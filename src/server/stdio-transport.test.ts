@@ -141,6 +141,23 @@ test('answers finished together while others are owed leave in one write; the la
   await r.t.close();
 });
 
+test('corked answers leave once they fill a pipe (64 KB), not only at the end of the turn', async () => {
+  const r = recordingRig(1 << 20);
+  await r.t.start();
+  const ids = Array.from({ length: 12 }, (_, i) => i + 1);
+  r.stdin.write(ids.map((id) => `{"jsonrpc":"2.0","id":${id},"method":"x"}\n`).join(''));
+  await r.tick();
+  // 11 answers of ~10 KB in one turn, while the 12th is still owed.
+  for (const id of ids.slice(0, 11)) void r.t.send({ jsonrpc: '2.0', id, result: { pad: 'x'.repeat(10_000) } } as JSONRPCMessage);
+  assert.equal(r.writes.length, 1, 'the first seven (over 64 KB) left within the turn');
+  assert.deepEqual(r.writes[0]!.map((w: string) => JSON.parse(w).id), [1, 2, 3, 4, 5, 6, 7]);
+  await r.tick();
+  assert.deepEqual(r.writes.map((w) => w.map((x: string) => JSON.parse(x).id)), [[1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11]], 'the rest together at the end of the turn');
+  void r.t.send({ jsonrpc: '2.0', id: 12, result: {} } as JSONRPCMessage);
+  assert.equal(r.writes.length, 3);
+  await r.t.close();
+});
+
 test('a full pipe: every write waits on one shared drain, not a listener each', async () => {
   const r = recordingRig(64);
   await r.t.start();
