@@ -141,13 +141,17 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
 
 /**
  * Waits for a foreground run: stops its process group at `limit` ms (`timed_out`) or when the
- * call is cancelled (`killed`), reports progress every 2 s, and takes it off the process table
- * once it has ended.
+ * call is cancelled (`killed`, also when the cancel came while it was being started), reports
+ * progress every 2 s, and takes it off the process table once it has ended.
  */
 export async function awaitForeground(rec: ProcRecord, limit: number, ctx: ToolContext): Promise<Exit> {
+  // Looked up now: after the wait the session may be gone, and a lookup would make it a new table.
+  const table = ProcessTable.of(ctx.session);
   const timer = setTimeout(() => { rec.timed_out = true; rec.running.kill(); }, limit);
   const onAbort = () => { rec.killed = true; rec.running.kill(); };
   ctx.signal.addEventListener('abort', onAbort, { once: true });
+  // A cancel that came while the process was being started has fired already.
+  if (ctx.signal.aborted) onAbort();
   const tick = setInterval(() => ctx.progress(`running for ${Math.round((Date.now() - rec.running.started) / 1000)} s, ${rec.capture.bytes} bytes of output`), 2000);
   try {
     return await rec.running.done;
@@ -155,7 +159,7 @@ export async function awaitForeground(rec: ProcRecord, limit: number, ctx: ToolC
     clearTimeout(timer);
     clearInterval(tick);
     ctx.signal.removeEventListener('abort', onAbort);
-    ProcessTable.of(ctx.session).remove(rec.id);
+    table.remove(rec.id);
   }
 }
 
