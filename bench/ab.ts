@@ -3,7 +3,10 @@
  * list_dir ~100 entries, edit_file small) for several servers, interleaved round by round so
  * that machine noise hits every server alike. Medians over all rounds.
  *
- *   node --import tsx bench/ab.ts [--rounds 8] [--cli dist/base.js --cli dist/cli.js] [--no-fs]
+ *   node --import tsx bench/ab.ts [--rounds 8] [--warm 0] [--cli dist/base.js --cli dist/cli.js] [--no-fs]
+ *
+ * --warm N first gives each server N rounds of 50 concurrent reads, so that V8 has compiled their
+ * hot paths: the steady state of a long session rather than its first minutes.
  *
  * With no --cli, compares dist/cli.js with the official filesystem server. A --cli can carry
  * environment: `--cli dist/cli.js:TOOLGATE_X=1`.
@@ -18,9 +21,11 @@ import { ensureTree, resetEditFiles } from './tree.js';
 
 const { values } = parseArgs({ options: {
   rounds: { type: 'string' }, cli: { type: 'string', multiple: true }, 'no-fs': { type: 'boolean' }, files: { type: 'string' },
-  only: { type: 'string', multiple: true },
+  only: { type: 'string', multiple: true }, warm: { type: 'string' },
 } });
 const rounds = Number(values.rounds ?? 8);
+/** Rounds of 50 concurrent reads each server gets before the first measured round (V8 warm-up). */
+const warm = Number(values.warm ?? 0);
 const DATA = path.join(REPO, 'bench', '.data');
 const info = ensureTree(path.join(DATA, `ktree-${values.files ?? 50000}`), Number(values.files ?? 50000));
 const root = info.root;
@@ -83,6 +88,11 @@ async function main() {
   const conns = await Promise.all(servers.map((s) => s.start()));
   const results: Rows[] = servers.map(() => ({}));
   try {
+    for (const [i, s] of servers.entries()) {
+      const c = conns[i]!;
+      const read = () => (s.kind === 'tg' ? callOk(c, 'read_file', { path: info.sampleFile4k }) : callOk(c, 'read_text_file', { path: path.join(root, info.sampleFile4k) }));
+      for (let k = 0; k < warm; k++) await Promise.all(Array.from({ length: 50 }, read));
+    }
     for (let r = 0; r < rounds; r++) {
       // Alternate the order each round as well.
       const order = servers.map((_, i) => i);
