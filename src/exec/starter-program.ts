@@ -103,9 +103,13 @@ process.on('message', (m) => {
   process.send({ t: 'spawned', id: m.id, pid: child.pid, start }, child.stdout);
   if (cmd) process.send({ t: 'stderr', id: m.id }, child.stderr);
 });
-process.on('disconnect', () => {
+const leave = () => {
   for (const k of kids.values()) kill(k);
   process.exit(0);
-});
+};
+process.on('disconnect', leave);
+// A send that fails because the server's end closed first (EPIPE) means the same: without this
+// the error would end this process with a trace and leave what it started running.
+process.on('error', leave);
 process.send({ t: 'ready' });
 `;
