@@ -109,7 +109,14 @@ const leave = () => {
 };
 process.on('disconnect', leave);
 // A send that fails because the server's end closed first (EPIPE) means the same: without this
-// the error would end this process with a trace and leave what it started running.
-process.on('error', leave);
+// the error would end this process with a trace and leave what it started running. Another
+// error is not expected: it is said on stderr (the server's log) before leaving.
+process.on('error', (e) => {
+  if (!['EPIPE', 'ECONNRESET', 'ERR_IPC_CHANNEL_CLOSED'].includes(e && e.code)) { try { process.stderr.write('toolgate-starter: ' + ((e && e.stack) || e) + '\n'); } catch {} }
+  leave();
+});
+// Node emits no 'disconnect' when the channel closes while a pipe it sent awaits the server's
+// acknowledgement (a server killed just after asking for a command): look for that too.
+setInterval(() => { if (!process.connected) leave(); }, 200).unref();
 process.send({ t: 'ready' });
 `;
