@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { pidsWhere } from '../testing/helpers.js';
 import { HELPER_SOURCE } from './starter-program.js';
 
 test('the starter leaves quietly when the server\'s end of its channel closes before it is ready (a failed send is not a crash)', async () => {
@@ -18,16 +19,6 @@ test('the starter leaves quietly when the server\'s end of its channel closes be
     assert.equal(err, '', 'nothing on stderr');
   }
 });
-
-/** Pids whose command line holds `marker`. */
-function pidsWith(marker: string): number[] {
-  const out: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try { if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker)) out.push(Number(p)); } catch { /* gone */ }
-  }
-  return out;
-}
 
 test('a server killed right after asking for a command (its pipes not yet acknowledged) leaves no starter and no command behind', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tg-starter-'));
@@ -52,7 +43,7 @@ test('a server killed right after asking for a command (its pipes not yet acknow
       let left: number[] = [];
       for (let t = 0; t < 30; t++) {
         await new Promise((r) => setTimeout(r, 100));
-        left = pidsWith(`sleep ${marker}`).concat(Number(readFileSync(path.join(dir, 'pid'), 'utf8')));
+        left = pidsWhere((c) => c.includes(marker)).concat(Number(readFileSync(path.join(dir, 'pid'), 'utf8')));
         left = left.filter((p) => { try { return readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]![0] !== 'Z'; } catch { return false; } });
         if (left.length === 0 && t >= 5) break;
       }

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,16 @@ export function tempDir(prefix = 'tg-'): { dir: string; cleanup: () => void } {
 }
 
 /** Writes `content` to `rel` under `root`, creating the folders on the way. */
+/** Pids (Linux /proc) whose command line (arguments joined by NUL) passes `test`. */
+export function pidsWhere(test: (cmdline: string) => boolean): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try { if (test(readFileSync(`/proc/${e}/cmdline`, 'utf8'))) out.push(Number(e)); } catch { /* gone */ }
+  }
+  return out;
+}
+
 export function writeIn(root: string, rel: string, content: string | Buffer = ''): void {
   mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   writeFileSync(path.join(root, rel), content);

@@ -3,9 +3,9 @@
 // the starter, read the channel, lose output or stdin — and what the user is told when it fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { Harness, pidsWhere, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { detectBwrap } from '../../src/exec/sandbox.js';
 import { helperPidForTests, resetStarterForTests } from '../../src/exec/starter-use.js';
 import { STARTER_TITLE } from '../../src/exec/starter.js';
@@ -26,15 +26,8 @@ async function until(what: () => boolean, ms = 5000): Promise<boolean> {
 }
 type Ran = { output: string; exit_code: number | null; signal: string | null; total_bytes: number; id?: string };
 const data = (env: { ok: boolean; data?: unknown; error?: unknown }) => { assert.equal(env.ok, true, JSON.stringify(env.error)); return env.data as Ran; };
-/** Pids whose command line starts with `marker` (argv[0] set by `exec -a`; /proc). */
-function pidsWith(marker: string): number[] {
-  const out: number[] = [];
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try { if (readFileSync(`/proc/${e}/cmdline`, 'utf8').startsWith(marker)) out.push(Number(e)); } catch { /* gone */ }
-  }
-  return out;
-}
+/** Pids whose command line starts with `marker` (argv[0] set by `exec -a`). */
+const pidsWith = (marker: string) => pidsWhere((c) => c.startsWith(marker));
 
 for (const backend of backends) {
   test(`starter (${backend}): the command is the starter's child, sees only its own pipes, and its output, exit code and stdin come back whole`, { skip }, async (t) => {

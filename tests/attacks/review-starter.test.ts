@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { Harness, pidsWhere, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { helperPidForTests, resetStarterForTests } from '../../src/exec/starter-use.js';
 import { ProcessTable } from '../../src/exec/processes.js';
 
@@ -22,7 +22,7 @@ async function until(what: () => boolean, ms = 5000): Promise<boolean> {
   return what();
 }
 /** Pids whose command line starts with `marker` (argv[0] set by `exec -a`). */
-const pidsWith = (marker: string) => readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => { try { return readFileSync(`/proc/${e}/cmdline`, 'utf8').startsWith(marker); } catch { return false; } }).map(Number);
+const pidsWith = (marker: string) => pidsWhere((c) => c.startsWith(marker));
 type Env = { ok: boolean; data?: unknown; error?: { code: string; message: string } };
 
 test('starter: a command that stops its starter (sandbox none) does not outlast its timeout; the stopped starter is replaced', { skip }, async (t) => {
