@@ -41,11 +41,9 @@ export interface RgSpawnOptions {
 }
 
 /**
- * How long the helper may take to answer what it owes (rg started, or rg's exit after a kill)
- * before it is taken for wedged (stopped, starved) and killed: its runs then end with EHELPER and
- * their callers fall back, as when it dies. Without this a stopped helper held every search past
- * its time cap (the kill a deadline sends waited in the channel). Starting or killing rg takes it
- * milliseconds.
+ * How long the helper may owe an answer (a start, or an exit after a kill) while nothing at all
+ * comes from it, before it is taken for wedged (stopped, starved) and killed: its runs end with
+ * EHELPER and callers fall back. Else a stopped helper held every search past its time cap.
  */
 export const HELPER_ANSWER_MS = 3000;
 
@@ -186,9 +184,11 @@ export class HelperChild extends EventEmitter implements RgChild {
 
   private expectAnswer(): void {
     if (this.owed) clearTimeout(this.owed);
-    // The check runs after this process's own poll phase: an answer already waiting in the
-    // channel (this thread was busy) is read first, and is not taken for silence.
-    this.owed = setTimeout(() => setImmediate(() => { if (this.owes()) this.h.unresponsive(); }), HELPER_ANSWER_MS);
+    // After this process's poll phase: answers waiting in the channel are read first. Heard from
+    // meanwhile, it is behind (after a stall here, pipes come one round trip each), not wedged.
+    this.owed = setTimeout(() => setImmediate(() => {
+      if (this.owes()) (this.h.heardWithin(HELPER_ANSWER_MS) ? this.expectAnswer() : this.h.unresponsive());
+    }), HELPER_ANSWER_MS);
     this.owed.unref();
   }
 
@@ -274,7 +274,11 @@ export class Helper {
     this.proc.on('disconnect', () => this.die());
   }
 
+  private heardAt = 0; // when a message from the helper last arrived (performance.now())
+  heardWithin = (ms: number) => performance.now() - this.heardAt < ms;
+
   private onMessage(m: HelperMsg, handle: Socket | undefined): void {
+    this.heardAt = performance.now();
     if (m.t === 'ready') { this.ready = true; return; }
     const run = this.runs.get(m.id);
     if (!run) { (handle as Socket | undefined)?.destroy(); return; }
@@ -303,8 +307,7 @@ export class Helper {
   startCommand(bin: string, args: string[], o: CommandSpawnOptions): HelperChild {
     const run = this.track(true, true);
     this.send({ t: 'cmd', id: run.id, bin, args, cwd: o.cwd, env: o.env, stdin: o.stdin === null ? null : 'pipe', ...(o.argv0 !== undefined ? { argv0: o.argv0 } : {}) });
-    // Text for stdin goes in chunks like process_write's, then stdin is closed (a failed write: the
-    // command closed its stdin or ended, as with a pipe of this server's).
+    // stdin text goes in chunks as process_write's, then stdin is closed (a failed write: closed or ended).
     if (o.stdin !== null && o.stdin !== 'keep') { run.write(o.stdin.text).catch(() => {}); run.endStdin(); }
     return run;
   }

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Harness, pidsWhere, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
-import { helperPidForTests, resetStarterForTests } from '../../src/exec/starter-use.js';
+import { helperPidForTests, readyHelper, resetStarterForTests, starterPid } from '../../src/exec/starter-use.js';
+import { HELPER_ANSWER_MS } from '../../src/exec/starter.js';
 import { ProcessTable } from '../../src/exec/processes.js';
 
 // Through the starter at any size of this process.
@@ -144,3 +145,24 @@ for (const via of ['starter', 'server'] as const) {
     assert.equal(alive(leader), true, 'the unrelated process holding the old pid was not killed');
   });
 }
+
+test('starter: this thread stalls past the answer time while 30 commands start (review 17): the starter is behind, not wedged, and none fails', { skip }, async (t) => {
+  t.after(() => resetStarterForTests());
+  const pid = await helperPidForTests();
+  assert.ok(pid, 'the starter is ready');
+  const h = readyHelper()!;
+  const marker = `tgrevstall${process.pid}`;
+  const failed: string[] = [];
+  const runs = Array.from({ length: 30 }, () => {
+    const r = h.startCommand('/bin/bash', ['-c', `exec -a ${marker} sleep 20`], { cwd: '/', env: { PATH: '/usr/bin:/bin' }, stdin: null });
+    r.on('error', (e: NodeJS.ErrnoException) => failed.push(`${e.code}: ${e.message}`));
+    return r;
+  });
+  // Every answer that carries pipes waits for this thread's acknowledgement: they come one by one after the stall.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, HELPER_ANSWER_MS + 500);
+  assert.ok(await until(() => runs.every((r) => r.pid !== undefined) || failed.length > 0, 15_000), 'every start answered');
+  assert.deepEqual(failed, [], 'no run failed');
+  assert.equal(starterPid(), pid, 'the same starter, not killed for silence');
+  for (const r of runs) r.kill();
+  assert.ok(await until(() => pidsWith(marker).length === 0), 'the commands stopped');
+});
