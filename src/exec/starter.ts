@@ -44,8 +44,11 @@ export interface RgSpawnOptions {
  * How long the helper may owe an answer (a start, or an exit after a kill) while nothing at all
  * comes from it, before it is taken for wedged (stopped, starved) and killed: its runs end with
  * EHELPER and callers fall back. Else a stopped helper held every search past its time cap.
+ * Heard from, it may owe one for HELPER_ANSWER_MAX_MS (a starter stopped and let go in turns
+ * by a command says a little every few seconds: it must not hold a run for ever).
  */
 export const HELPER_ANSWER_MS = 3000;
+export const HELPER_ANSWER_MAX_MS = 3 * HELPER_ANSWER_MS;
 
 /** Bytes of stdin per 'write' message (sent base64); one in flight per command. */
 const STDIN_CHUNK = 48 * 1024;
@@ -156,21 +159,14 @@ export class HelperChild extends EventEmitter implements RgChild {
     this.expectAnswer();
   }
 
-  /**
-   * A command killed by the server itself (run.ts, killTree): the helper now owes its exit (a
-   * SIGKILLed leader is reaped at once). A stopped helper would otherwise hold the run, its
-   * timeout and the session's close forever.
-   */
+  /** A command killed by the server itself (run.ts, killTree): the helper now owes its exit (else a stopped helper held the run, its timeout and the session's close). */
   killedByServer(): void {
     if (this.killed || this.ended || this.exit) return;
     this.killed = true;
     this.expectAnswer();
   }
 
-  /**
-   * Whether what the helper started has exited and was reaped, so its pid may be another
-   * process's: reported, or (the report is still on its way) /proc/PID is another process or none.
-   */
+  /** Whether what the helper started has exited and was reaped (its pid may be another's): reported, or /proc/PID is another process or none. */
   get exitKnown(): boolean {
     if (this.exit !== null) return true;
     if (!this.pid || this.startTime === null) return false;
@@ -182,12 +178,14 @@ export class HelperChild extends EventEmitter implements RgChild {
     return !this.ended && (this.pid === undefined || (this.killed && !this.exit));
   }
 
-  private expectAnswer(): void {
+  private expectAnswer(since = performance.now()): void {
     if (this.owed) clearTimeout(this.owed);
     // After this process's poll phase: answers waiting in the channel are read first. Heard from
     // meanwhile, it is behind (after a stall here, pipes come one round trip each), not wedged.
     this.owed = setTimeout(() => setImmediate(() => {
-      if (this.owes()) (this.h.heardWithin(HELPER_ANSWER_MS) ? this.expectAnswer() : this.h.unresponsive());
+      if (!this.owes()) return;
+      if (this.h.heardWithin(HELPER_ANSWER_MS) && performance.now() - since < HELPER_ANSWER_MAX_MS) this.expectAnswer(since);
+      else this.h.unresponsive();
     }), HELPER_ANSWER_MS);
     this.owed.unref();
   }

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Harness, pidsWhere, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { helperPidForTests, readyHelper, resetStarterForTests, starterPid } from '../../src/exec/starter-use.js';
-import { HELPER_ANSWER_MS } from '../../src/exec/starter.js';
+import { HELPER_ANSWER_MAX_MS, HELPER_ANSWER_MS } from '../../src/exec/starter.js';
 import { ProcessTable } from '../../src/exec/processes.js';
 
 // Through the starter at any size of this process.
@@ -165,4 +165,31 @@ test('starter: this thread stalls past the answer time while 30 commands start (
   assert.equal(starterPid(), pid, 'the same starter, not killed for silence');
   for (const r of runs) r.kill();
   assert.ok(await until(() => pidsWith(marker).length === 0), 'the commands stopped');
+});
+
+test('starter: heard from but never answering one run (its stderr held open; other commands keep it talking) is still taken for wedged within HELPER_ANSWER_MAX_MS (review 18)', { skip }, async (t) => {
+  const marker = `tgrevchatty${process.pid}`;
+  const chat: { t?: NodeJS.Timeout } = {};
+  t.after(async () => {
+    clearInterval(chat.t);
+    for (const p of pidsWith(marker)) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+    resetStarterForTests();
+  });
+  const pid = await helperPidForTests();
+  assert.ok(pid, 'the starter is ready');
+  const h = readyHelper()!;
+  // An rg stand-in whose stderr a child keeps open after it is killed: its exit is never reported.
+  const x = h.start('/bin/bash', ['-c', `(exec -a ${marker} sleep 60) & exec -a ${marker} sleep 60`], { cwd: '/', stderr: true });
+  let ended: { code: string; at: number } | null = null;
+  x.on('error', (e: NodeJS.ErrnoException) => { ended = { code: String(e.code), at: performance.now() }; });
+  x.on('close', () => { ended = { code: 'close', at: performance.now() }; });
+  assert.ok(await until(() => x.pid !== undefined));
+  assert.ok(await until(() => pidsWith(marker).length === 2), 'both sleepers started');
+  const killedAt = performance.now();
+  x.kill(); // its time cap: the exit is owed from now on
+  // Meanwhile the starter keeps talking: a short command every 0.5 s (other calls, other sessions).
+  chat.t = setInterval(() => { const c = h.startCommand('/bin/true', [], { cwd: '/', env: {}, stdin: null }); c.on('error', () => {}); }, 500);
+  assert.ok(await until(() => ended !== null, HELPER_ANSWER_MAX_MS + 5000), `the run still waits ${Math.round(performance.now() - killedAt)} ms after its kill`);
+  assert.equal(ended!.code, 'EHELPER');
+  assert.ok(ended!.at - killedAt >= HELPER_ANSWER_MAX_MS - 100, 'not before the longest wait a starter heard from is given');
 });
