@@ -147,11 +147,14 @@ for (const via of ['starter', 'server'] as const) {
 }
 
 test('starter: this thread stalls past the answer time while 30 commands start (review 17): the starter is behind, not wedged, and none fails', { skip }, async (t) => {
-  t.after(() => resetStarterForTests());
+  const marker = `tgrevstall${process.pid}`;
+  t.after(() => {
+    for (const p of pidsWith(marker)) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+    resetStarterForTests();
+  });
   const pid = await helperPidForTests();
   assert.ok(pid, 'the starter is ready');
   const h = readyHelper()!;
-  const marker = `tgrevstall${process.pid}`;
   const failed: string[] = [];
   const runs = Array.from({ length: 30 }, () => {
     const r = h.startCommand('/bin/bash', ['-c', `exec -a ${marker} sleep 20`], { cwd: '/', env: { PATH: '/usr/bin:/bin' }, stdin: null });
