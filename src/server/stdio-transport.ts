@@ -118,7 +118,7 @@ export class LineStdioTransport implements Transport {
    * client instead of one per answer. The last answer owed leaves at once: corking it would only
    * hold it behind whatever else this turn still runs. So does what is corked once it fills a
    * pipe (CORK_LIMIT): the client then reads and parses those answers on another core while
-   * this turn goes on (50 concurrent reads: ~10 % less wall time than one write at the end).
+   * this turn goes on (50 concurrent reads: 2-10 % less wall time than one write at the end).
    */
   private readonly owed = new Set<string | number>();
   private corked = false;
