@@ -44,11 +44,11 @@ export interface RgSpawnOptions {
  * How long the helper may owe an answer (a start, or an exit after a kill) while nothing at all
  * comes from it, before it is taken for wedged (stopped, starved) and killed: its runs end with
  * EHELPER and callers fall back. Else a stopped helper held every search past its time cap.
- * Heard from, it may owe one for HELPER_ANSWER_MAX_MS (a starter stopped and let go in turns
- * by a command says a little every few seconds: it must not hold a run for ever).
+ * Heard from, it may owe one for HELPER_ANSWER_LOOKS such waits (a starter stopped and let go in
+ * turns by a command says a little every few seconds: it must not hold a run for ever).
  */
 export const HELPER_ANSWER_MS = 3000;
-export const HELPER_ANSWER_MAX_MS = 3 * HELPER_ANSWER_MS;
+export const HELPER_ANSWER_LOOKS = 3;
 
 /** Bytes of stdin per 'write' message (sent base64); one in flight per command. */
 const STDIN_CHUNK = 48 * 1024;
@@ -178,13 +178,14 @@ export class HelperChild extends EventEmitter implements RgChild {
     return !this.ended && (this.pid === undefined || (this.killed && !this.exit));
   }
 
-  private expectAnswer(since = performance.now()): void {
+  private expectAnswer(look = 1): void {
     if (this.owed) clearTimeout(this.owed);
     // After this process's poll phase: answers waiting in the channel are read first. Heard from
     // meanwhile, it is behind (after a stall here, pipes come one round trip each), not wedged.
+    // Looks are counted, not time: a stall of this thread is not the helper's.
     this.owed = setTimeout(() => setImmediate(() => {
       if (!this.owes()) return;
-      if (this.h.heardWithin(HELPER_ANSWER_MS) && performance.now() - since < HELPER_ANSWER_MAX_MS) this.expectAnswer(since);
+      if (look < HELPER_ANSWER_LOOKS && this.h.heardWithin(HELPER_ANSWER_MS)) this.expectAnswer(look + 1);
       else this.h.unresponsive();
     }), HELPER_ANSWER_MS);
     this.owed.unref();
@@ -325,7 +326,7 @@ export class Helper {
     this.dead = true;
     this.ready = false;
     this.onDie(!this.stopping);
-    const why = this.silent ? `the starter process (${STARTER_TITLE}) did not answer for ${HELPER_ANSWER_MS / 1000} s (stopped?) and was killed` : `the starter process (${STARTER_TITLE}) exited while what it started ran`;
+    const why = this.silent ? `the starter process (${STARTER_TITLE}) did not answer for ${HELPER_ANSWER_MS / 1000} s, or ${HELPER_ANSWER_LOOKS * HELPER_ANSWER_MS / 1000} s while it said other things (stopped?), and was killed` : `the starter process (${STARTER_TITLE}) exited while what it started ran`;
     for (const run of [...this.runs.values()]) queueMicrotask(() => run.fail('EHELPER', why));
     try { this.proc.kill('SIGKILL'); } catch { /* gone */ }
   }
