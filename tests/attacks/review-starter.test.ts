@@ -8,10 +8,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Harness, pidsWhere, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
 import { helperPidForTests, readyHelper, resetStarterForTests, starterPid } from '../../src/exec/starter-use.js';
 import { HELPER_ANSWER_LOOKS, HELPER_ANSWER_MS } from '../../src/exec/starter.js';
+import { ProcessTable } from '../../src/exec/processes.js';
 
 /** The longest a starter that keeps saying other things may owe one answer. */
 const MAX_OWED_MS = HELPER_ANSWER_LOOKS * HELPER_ANSWER_MS;
-import { ProcessTable } from '../../src/exec/processes.js';
 
 // Through the starter at any size of this process.
 if (process.env.TOOLGATE_STARTER !== 'off') process.env.TOOLGATE_STARTER = 'always';
