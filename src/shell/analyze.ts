@@ -84,8 +84,9 @@ export function analyzeCommand(parser: ShellParser, text: string, depth = 0): An
     return out;
   }
   try {
-    const root = parser.parse(text);
-    for (const raw of collectCommands(root)) judgeRaw(parser, raw, depth, out);
+    // What the tree says is copied out (plain words) before it is freed; nested scripts parse their own.
+    const raws = parser.parse(text, collectCommands);
+    for (const raw of raws) judgeRaw(parser, raw, depth, out);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     // A stack overflow on a pathological line: refuse it rather than fail the call.

@@ -69,16 +69,17 @@ function readerOf(p: { programs: string[]; command: string }, parser: ShellParse
  * `exec <>f`): the text of it, or null. Bash then reads the next commands from there.
  */
 function execRedirectsStdin(parser: ShellParser, input: string): string | null {
-  const root = parser.parse(input);
-  for (const cmd of root.descendantsOfType('command')) {
-    if (!cmd || cmd.childForFieldName('name')?.text !== 'exec') continue;
-    // The grammar reads `exec 0<f` as the argument "0" and `<f`: any redirection with "<" of an
-    // exec that runs no program counts (it only changes the shell's own descriptors).
-    if (cmd.childrenForFieldName('argument').some((x) => !!x && !/^[0-9]+$/.test(x.text))) continue;
-    const whole = cmd.parent?.type === 'redirected_statement' ? cmd.parent : cmd;
-    if (whole.text.includes('<')) return whole.text;
-  }
-  return null;
+  return parser.parse(input, (root) => {
+    for (const cmd of root.descendantsOfType('command')) {
+      if (!cmd || cmd.childForFieldName('name')?.text !== 'exec') continue;
+      // The grammar reads `exec 0<f` as the argument "0" and `<f`: any redirection with "<" of an
+      // exec that runs no program counts (it only changes the shell's own descriptors).
+      if (cmd.childrenForFieldName('argument').some((x) => !!x && !/^[0-9]+$/.test(x.text))) continue;
+      const whole = cmd.parent?.type === 'redirected_statement' ? cmd.parent : cmd;
+      if (whole.text.includes('<')) return whole.text;
+    }
+    return null;
+  });
 }
 
 /** Programs that read commands from their input, some of which run shell commands (ed's `!cmd`). */
