@@ -222,12 +222,14 @@ const ARITH_NODES = new Set(['binary_expression', 'unary_expression', 'parenthes
  * values come from places an allowed command can set (`$_`, BASH_REMATCH, `${x:=…}`, read).
  */
 function arithmeticSafe(node: SyntaxNode, from: number): boolean {
-  const ok = (n: SyntaxNode): boolean => {
+  // Nested past MAX_NESTING: refused as unsafe here, not by a stack overflow.
+  const ok = (n: SyntaxNode, depth = 0): boolean => {
+    if (depth > MAX_NESTING) return false;
     if (!n.isNamed) return !['=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '^=', '|=', '++', '--', ','].includes(n.type);
     if (n.type === 'number') return isInteger(n.text);
     if (n.type === 'comment') return true;
     if (!ARITH_NODES.has(n.type)) return false;
-    return n.children.every((c) => !c || ok(c));
+    return n.children.every((c) => !c || ok(c, depth + 1));
   };
   for (let i = from; i < node.childCount; i++) {
     const c = node.child(i);
