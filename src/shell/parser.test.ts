@@ -62,7 +62,7 @@ test('no analysis reads a syntax node after its tree is freed', async () => {
     parser.parse('echo kept', (root) => { kept = root.child(0); return 0; });
     assert.throws(() => kept!.text, /read after its tree was deleted/);
     // Every quoted command line of the shell and run_command tests, and a few deep ones.
-    const sources = ['src/shell/analyze.test.ts', 'src/shell/guardrails.test.ts', 'src/shell/differential.test.ts', 'src/tools/run-command/run-command.test.ts'];
+    const sources = ['./analyze.test.ts', './guardrails.test.ts', './differential.test.ts', '../tools/run-command/run-command.test.ts'].map((f) => new URL(f, import.meta.url));
     const lines = new Set<string>();
     for (const f of sources) {
       for (const m of readFileSync(f, 'utf8').matchAll(/'((?:[^'\\\n]|\\.){1,400})'/g)) lines.add(m[1]!.replace(/\\(.)/g, '$1'));
