@@ -52,6 +52,9 @@ if (!values['no-fs']) servers.push({ name: 'fs-server', kind: 'fs', start: () =>
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 type Rows = Record<string, number[]>;
+/** One read_file of the 4 KB sample, through either server's own tool. */
+const read4k = (s: Server, c: Connected) => (s.kind === 'tg' ? callOk(c, 'read_file', { path: info.sampleFile4k }) : callOk(c, 'read_text_file', { path: path.join(root, info.sampleFile4k) }));
+
 async function oneRound(s: Server, c: Connected, out: Rows) {
   const push = (k: string, xs: number[]) => { (out[k] ??= []).push(...xs); };
   const time = async (n: number, fn: () => Promise<unknown>) => {
@@ -59,8 +62,7 @@ async function oneRound(s: Server, c: Connected, out: Rows) {
     for (let i = 0; i < n; i++) { const t = performance.now(); await fn(); xs.push(performance.now() - t); }
     return xs;
   };
-  const abs4k = path.join(root, info.sampleFile4k);
-  const read = () => (s.kind === 'tg' ? callOk(c, 'read_file', { path: info.sampleFile4k }) : callOk(c, 'read_text_file', { path: abs4k }));
+  const read = () => read4k(s, c);
   if (want('read')) { await time(10, read); push('read_file 4 KB', await time(100, read)); }
   if (want('par')) push('50 concurrent read_file', await time(5, () => Promise.all(Array.from({ length: 50 }, read))));
   if (want('list')) {
@@ -89,9 +91,7 @@ async function main() {
   const results: Rows[] = servers.map(() => ({}));
   try {
     for (const [i, s] of servers.entries()) {
-      const c = conns[i]!;
-      const read = () => (s.kind === 'tg' ? callOk(c, 'read_file', { path: info.sampleFile4k }) : callOk(c, 'read_text_file', { path: path.join(root, info.sampleFile4k) }));
-      for (let k = 0; k < warm; k++) await Promise.all(Array.from({ length: 50 }, read));
+      for (let k = 0; k < warm; k++) await Promise.all(Array.from({ length: 50 }, () => read4k(s, conns[i]!)));
     }
     for (let r = 0; r < rounds; r++) {
       // Alternate the order each round as well.

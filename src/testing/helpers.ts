@@ -27,7 +27,6 @@ export function tempDir(prefix = 'tg-'): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Writes `content` to `rel` under `root`, creating the folders on the way. */
 /** Pids (Linux /proc) whose command line (arguments joined by NUL) passes `test`. */
 export function pidsWhere(test: (cmdline: string) => boolean): number[] {
   const out: number[] = [];
@@ -38,6 +37,7 @@ export function pidsWhere(test: (cmdline: string) => boolean): number[] {
   return out;
 }
 
+/** Writes `content` to `rel` under `root`, creating the folders on the way. */
 export function writeIn(root: string, rel: string, content: string | Buffer = ''): void {
   mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   writeFileSync(path.join(root, rel), content);
