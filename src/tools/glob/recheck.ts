@@ -171,7 +171,7 @@ class PinnedRechecker implements Rechecker {
  */
 const LOCAL_FS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0xf2f52010, 0x2fc12fc1, 0xca451a4e, 0x858458f6]);
 
-export interface Observation { dev: number; ino: number; ctimeMs: number }
+export interface Observation { dev: number; ino: number; ctimeMs: number; through?: string }
 
 /**
  * Folders whose entries provably did not change while an external lister (ripgrep) ran, so what
@@ -198,6 +198,16 @@ export type QuietCheck = ((dirRel: string) => boolean) & {
    * whose path is not plain (empty, absolute, or with ".", ".." or empty segments).
    */
   withStats(rels: readonly string[]): { quiet: Set<string>; stats: Map<string, Stats | undefined> };
+  /**
+   * `all` for folders whose own look was made during the walk through the pinned folder
+   * (`before` records with `through` this pinned folder's /proc path: LinkCache.listAsync with
+   * ListHooks.pinned). That look stands as the first: it must be old, on the pinned device, and
+   * the pinned folder itself for ''. Only the folders on another's way are looked at again,
+   * deepest first, after every look below them: each found unchanged since before the walk proves
+   * that the looks below it landed in it. A record without `through`, or through another folder,
+   * is not quiet.
+   */
+  walked(dirs: Iterable<string>): Set<string>;
 };
 
 /** How many '/' a path holds. */
@@ -236,7 +246,7 @@ export function quietFolders(o: {
   const started = o.started;
   const fixed = o.cutoff;
   const old = (ctimeMs: number) => (fixed !== undefined ? ctimeMs < fixed : started !== undefined && ctimeMs < started - ctimeMargin(ctimeMs));
-  const no: QuietCheck = Object.assign(() => false, { all: () => new Set<string>(), withStats: () => ({ quiet: new Set<string>(), stats: new Map<string, Stats | undefined>() }) });
+  const no: QuietCheck = Object.assign(() => false, { all: () => new Set<string>(), walked: () => new Set<string>(), withStats: () => ({ quiet: new Set<string>(), stats: new Map<string, Stats | undefined>() }) });
   if (!HAS_PROC_FD) return no;
   let pinned: Stats;
   try {
@@ -263,6 +273,11 @@ export function quietFolders(o: {
     return v;
   };
   const pinnedPath = `/proc/self/fd/${o.pinnedFd}`;
+  /** A folder's look made during the walk, through the pinned folder, taken as its first look (`walked`). */
+  const seenQuiet = (rel: string): boolean => {
+    const b = o.before?.(rel === '' ? (o.base || '/') : `${o.base}/${rel}`);
+    return !!b && b.through === pinnedPath && b.dev === pinned.dev && old(b.ctimeMs) && (rel !== '' || b.ino === pinned.ino);
+  };
   const memo = new Map<string, boolean>();
   const quiet = (rel: string): boolean => {
     let v = memo.get(rel);
@@ -271,6 +286,7 @@ export function quietFolders(o: {
   };
   // Many folders: every look in one stretch inside the pinned folder (dir-stat.ts: no /proc walk per look).
   quiet.all = (dirs: Iterable<string>) => inFolder(pinnedPath, (inside) => judgeAll(dirs, (rel) => looksQuiet(rel, inside)));
+  quiet.walked = (dirs: Iterable<string>) => inFolder(pinnedPath, (inside) => judgeAll(dirs, (rel) => looksQuiet(rel, inside), seenQuiet));
   quiet.withStats = (rels: readonly string[]) => inFolder(pinnedPath, (inside) => {
     const stats = new Map<string, Stats | undefined>();
     for (const rel of rels) {
@@ -292,8 +308,10 @@ export function quietFolders(o: {
  * way again, deepest first, up to the pinned one (pass 2): a's second look comes after every look
  * below it, and an old ctime then proves a unchanged from rg's start until after them; a's own
  * second look is proven the same way by its parent's, and the pinned folder needs no path.
+ * `firstLook` replaces pass 1 when each folder was already looked at through the pinned folder
+ * while the walk ran (QuietCheck.walked).
  */
-function judgeAll(dirs: Iterable<string>, looksQuiet: (rel: string) => boolean): Set<string> {
+function judgeAll(dirs: Iterable<string>, looksQuiet: (rel: string) => boolean, firstLook: (rel: string) => boolean = looksQuiet): Set<string> {
   const wanted = [...new Set(dirs)];
   const all = new Set<string>(wanted);
   const onWay = new Set<string>();
@@ -307,7 +325,7 @@ function judgeAll(dirs: Iterable<string>, looksQuiet: (rel: string) => boolean):
     }
   }
   const first = new Map<string, boolean>();
-  for (const r of all) first.set(r, looksQuiet(r));
+  for (const r of all) first.set(r, firstLook(r));
   // Deepest first; each depth counted once (not at every comparison of the sort).
   const byDepth = [...onWay].map((r) => ({ r, d: r === '' ? -1 : slashes(r) })).sort((x, y) => y.d - x.d);
   const second = new Map<string, boolean>();

@@ -246,7 +246,8 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
         for (const n of names) if (!nameOk || nameOk(n)) consider(rel === '' ? n : `${rel}/${n}`, false);
       },
     } : {};
-    const listed = { prune, deadline: o.deadline, signal: o.signal, seen: seenFolders, ...hooks };
+    // The index looks at and reads every folder through the pinned start (its looks are the proof's first).
+    const listed = { prune, deadline: o.deadline, signal: o.signal, seen: seenFolders, ...(index && pinnedDir !== null ? { pinned: pinnedDir } : {}), ...hooks };
     const l = index ? await ws.linkCache.listAsync(start.abs, listed) : ws.linkCache.list(start.abs, listed);
     // (No file of rg's has been judged yet: its output is read by this thread, after this.)
     if (l.nestedGit && o.gitignore && !emulate) linkDirs = fileDirs = folders(true);
@@ -259,11 +260,12 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
     // rg has exited: a file in a folder that provably did not change since before rg started is
     // what rg saw there; any other is re-checked through pinned folder descriptors.
     const quiet = quietFolders({ base, pinnedFd: opened.fh.fd, started, before: (abs) => seenFolders.get(abs) });
-    // The index walked by path: a folder on the way swapped for a link while it ran would have
-    // brought in (and counted) what lies outside. Every folder it entered must be proven unchanged
-    // from before the walk until after it (whose looks go through the pinned start), or the walker answers.
+    // The index walked from the pinned start by name: a folder on the way swapped for a link while
+    // it ran would have brought in (and counted) what lies outside. Every folder it entered must be
+    // old when looked at, and each on another's way proven unchanged from its look until after
+    // every look below it (looks through the pinned start), or the walker answers.
     if (index) {
-      const proven = quiet.all(entered);
+      const proven = quiet.walked(entered);
       const stale = gone ?? entered.find((rel) => !proven.has(rel));
       if (stale !== undefined) throw new IndexStale(`${show(stale) || '.'} changed a moment ago (or could not be proven unchanged since the index read it): the folders were walked instead`);
     }

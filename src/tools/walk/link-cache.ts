@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, type Stats } from 'node:fs';
+import { inFolder } from '../../workspace/dir-stat.js';
 import { RG_IGNORE_FILES } from './ignore-stack.js';
 
 const HAS_PROC_FD = process.platform === 'linux';
@@ -43,11 +44,21 @@ interface Folder {
   seen: number;
 }
 
-/** A folder as one list() call found it (its lstat in that call, or the fstat of its read). */
-export interface SeenFolder { readonly dev: number; readonly ino: number; readonly ctimeMs: number; readonly ignores: readonly string[] }
+/**
+ * A folder as one list() call found it (its lstat in that call, or the fstat of its read).
+ * `through`: the pinned folder's /proc path the look was made through (ListHooks.pinned), if any.
+ */
+export interface SeenFolder { readonly dev: number; readonly ino: number; readonly ctimeMs: number; readonly ignores: readonly string[]; readonly through?: string }
 
 export interface ListHooks {
   prune: (name: string) => boolean;
+  /**
+   * listAsync only, Linux: the start's pinned folder as `/proc/self/fd/N`. Every folder is then
+   * looked at and read through it (from inside it: dir-stat.ts inFolder), not by its path from
+   * `/`, and `seen` records say so (SeenFolder.through): a folder above the start swapped meanwhile
+   * cannot make a look land elsewhere, and what lies below is proven by quietFolders' `walked`.
+   */
+  pinned?: string;
   /** Filled with every folder this call confirmed or read, by absolute path: the call's own view, whatever other calls run meanwhile. */
   seen?: Map<string, SeenFolder>;
   deadline: number;
@@ -102,22 +113,30 @@ export class LinkCache {
    * `files` receives each entered folder's regular files.
    */
   list(startAbs: string, o: ListHooks): LinkList {
-    const steps = this.steps(startAbs, o);
+    if (o.pinned !== undefined) throw new Error('LinkCache.list: looks through a pinned folder are listAsync\'s');
+    const steps = this.steps(startAbs, o, { inside: null });
     for (;;) { const r = steps.next(); if (r.done) return r.value; }
   }
 
   /** list(), giving the thread back every 256 folders (a cold read of a big tree takes seconds). */
   async listAsync(startAbs: string, o: ListHooks): Promise<LinkList> {
-    const steps = this.steps(startAbs, o);
+    const via: { inside: string | null } = { inside: null };
+    const steps = this.steps(startAbs, o, via);
+    const { pinned } = o;
+    // Each stretch runs inside the pinned folder and steps back out before the thread is given back.
+    const step = pinned === undefined ? () => steps.next() : () => inFolder(pinned, (inside) => { via.inside = inside; try { return steps.next(); } finally { via.inside = null; } });
     for (;;) {
-      const r = steps.next();
+      const r = step();
       if (r.done) return r.value;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
-  /** The walk of list(), pausing (yield) every 256 folders, where it also checks the deadline and the signal. */
-  private *steps(startAbs: string, o: ListHooks): Generator<void, LinkList> {
+  /**
+   * The walk of list(), pausing (yield) every 256 folders, where it also checks the deadline and
+   * the signal. `via.inside`, when set: the prefix that names the pinned start ('' from inside it).
+   */
+  private *steps(startAbs: string, o: ListHooks, via: { inside: string | null }): Generator<void, LinkList> {
     const links: string[] = [];
     const ignoreFiles: string[] = [];
     let nestedGit = false;
@@ -135,8 +154,10 @@ export class LinkCache {
       const rel = stack.pop()!;
       if (o.admit && !o.admit(rel)) continue;
       const abs = rel === '' ? startAbs : `${base}/${rel}`;
-      const f = this.folder(abs, gen, () => reads++);
-      if (f) o.seen?.set(abs, f);
+      const through = o.pinned !== undefined && via.inside !== null ? o.pinned : undefined;
+      if (o.pinned !== undefined && through === undefined) throw new Error('LinkCache: a pinned listing looked outside its folder');
+      const f = this.folder(abs, gen, () => reads++, through === undefined ? abs : `${via.inside}${rel === '' ? '.' : rel}`);
+      if (f) o.seen?.set(abs, through === undefined ? f : { dev: f.dev, ino: f.ino, ctimeMs: f.ctimeMs, ignores: f.ignores, through });
       else o.gone?.(rel);
       if (!f || (o.enter && !o.enter(rel, gen))) continue;
       if (o.files && f.files.length) o.files(rel, f.files);
@@ -170,9 +191,10 @@ export class LinkCache {
     return f && f.seen === generation ? f : undefined;
   }
 
-  private folder(abs: string, gen: number, onRead: () => void): Folder | null {
+  /** The record kept under `abs`, looked at (and read when needed) by `look`: abs itself, or a path through the pinned start. */
+  private folder(abs: string, gen: number, onRead: () => void, look: string): Folder | null {
     let st: Stats | undefined;
-    try { st = lstatSync(abs, { throwIfNoEntry: false }); } catch { /* unreadable */ }
+    try { st = lstatSync(look, { throwIfNoEntry: false }); } catch { /* unreadable */ }
     if (!st?.isDirectory()) {
       this.forget(abs);
       return null;
@@ -183,7 +205,7 @@ export class LinkCache {
       return known;
     }
     onRead();
-    const f = readFolder(abs, this.racyMs, gen);
+    const f = readFolder(look, this.racyMs, gen);
     this.forget(abs);
     if (!f) return null;
     const size = recordBytes(abs, f);
@@ -213,14 +235,14 @@ export class LinkCache {
   }
 }
 
-/** One folder's links and subfolders, with the inode and ctime read before its entries. */
-function readFolder(abs: string, racyMs: number, seen: number): Folder | null {
+/** One folder's links and subfolders, with the inode and ctime read before its entries (`look`: its path, or one through the pinned start). */
+function readFolder(look: string, racyMs: number, seen: number): Folder | null {
   const started = Date.now();
   let fd = -1;
   try {
-    fd = openSync(abs, DIR_FLAGS);
+    fd = openSync(look, DIR_FLAGS);
     const st = fstatSync(fd);
-    const entries = readdirSync(HAS_PROC_FD ? `/proc/self/fd/${fd}` : abs, { withFileTypes: true });
+    const entries = readdirSync(HAS_PROC_FD ? `/proc/self/fd/${fd}` : look, { withFileTypes: true });
     const links: string[] = [];
     const dirs: string[] = [];
     const files: string[] = [];
