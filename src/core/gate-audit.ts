@@ -43,6 +43,7 @@ export function spillGuard(stateDir: string, session: Session, realStateDir?: st
   const runs = [path.join(stateDir, 'runs'), path.join(real, 'runs')];
   return {
     dirs: [...new Set(runs)],
+    needle: 'runs',
     blocks(abs: string): boolean {
       // Both tests below need "runs" in the path: most paths are answered by this one scan.
       if (!abs.includes('runs')) return false;

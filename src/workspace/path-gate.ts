@@ -47,6 +47,8 @@ export interface PathGate {
  */
 export interface SpillGuard {
   blocks(abs: string): boolean;
+  /** Text every path blocks() refuses holds (no "/" in it): a path without it is never blocked. */
+  readonly needle: string;
   /** The runs folders themselves (a command's sandbox masks them: its own output is captured outside). */
   readonly dirs: readonly string[];
 }

@@ -7,6 +7,7 @@ import { EntryFilter } from '../tools/walk/entry-filter.js';
 import { DenyFilter } from '../tools/grep/select.js';
 import { compileGlobs, DEFAULT_DENY, INSIDE, otherRels, PathRules, type GlobMatcher } from './path-rules.js';
 import { Workspace } from './workspace.js';
+import { ancestors, pathGen, relUnder } from '../testing/gen-paths.js';
 
 // review-none: an attack review of noneWithin (6b0fff6). The quick answer may only be taken where
 // the full test of every form (the path, relToRoot, each other root's form, each with "/" INSIDE
@@ -22,46 +23,7 @@ function oldEntryDenied(deny: (p: string) => boolean, bases: readonly string[], 
   return false;
 }
 
-let seed = 20261123;
-const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
-const pick = <T>(xs: readonly T[]) => xs[rnd(xs.length)]!;
-
-// Pattern pieces: literal text, wildcards, syntax picomatch treats specially (which must make
-// requiredLiterals give up), `.`/`..` segments, slashes leading, trailing and doubled.
-const PIECES = ['a', 'b', 'ab', '.e', 'e', '.', '*', '**', '?', '/', '//', '**/', '/**', './', '../', '"', '\\', '!', '{a,b}', '{1..3}', '[a]', '[[:alpha:]]',
-  '*(a)', '+(b)', '@(a|b)', '?(e)', '!(a)', '$', '^', '~', '#', "'", ' ', '-', ',', '|', 'A', 'É', 'é', 'e\u0301', 'w', 'r'];
-const NAMES = ['a', 'b', 'ab', 'ba', '.e', 'e', '.ea', 'a.e', 'A', 'w', 'r', 'wr', 'a', 'b', '.e', 'r', 'w',
-  '$', '^', '"a"', 'a b', 'é', 'e\u0301', '!a', '{a,b}', '[a]', 'a\\b', '..a', '1'];
-
-const SEGS = ['a', 'b', 'ab', '.e', 'e', 'r', 'w', '*', '**', '?', 'a*', '*.e', '.e*', 'w?', '*b', 'A', 'é', 'r*'];
-
-/** Half the time gitignore-like (segments, a leading "/" or "**/", a trailing "/**" or "/"), half a soup of pieces. */
-function randomPattern(): string {
-  if (rnd(3)) {
-    const body = Array.from({ length: 1 + rnd(3) }, () => pick(SEGS)).join('/');
-    return pick(['', '', '/', '**/', '//']) + body + pick(['', '', '/**', '/', '/*']);
-  }
-  let p = rnd(5) === 0 ? '/' : '';
-  for (let n = 1 + rnd(4); n > 0; n--) p += pick(PIECES);
-  return p;
-}
-
-function randomAbs(): string {
-  const segs = Array.from({ length: 1 + rnd(5) }, () => (rnd(3) ? pick(SEGS.filter((x) => !/[*?]/.test(x))) : pick(NAMES)));
-  return `/${segs.join('/')}`;
-}
-
-/** Each folder holding `abs` ("/" included): the roots a walk could start from. */
-function ancestors(abs: string): string[] {
-  const out = ['/'];
-  const segs = abs.split('/').filter(Boolean);
-  for (let i = 1; i < segs.length; i++) out.push(`/${segs.slice(0, i).join('/')}`);
-  return out;
-}
-
-function relUnder(root: string, abs: string): string {
-  return root === '/' ? abs.slice(1) : abs === root ? '' : abs.slice(root.length + 1);
-}
+const { rnd, pick, randomPattern, randomAbs } = pathGen(20261123);
 
 function workspace(rules: PathRules, roots: string[]): Workspace {
   return new Workspace(roots, rules);

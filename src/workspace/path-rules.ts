@@ -60,10 +60,16 @@ export type GlobMatcher = ((p: string) => boolean) & {
    * no "/" and no NUL, so it lies inside the part wherever it occurs.) False whenever unsure.
    */
   noneWithin(s: string): boolean;
+  /**
+   * noneWithin for every path `dir + "/" + name` of one folder, the folder's part worked out once:
+   * the answer for a name is exactly `noneWithin(dir + "/" + name)` (no literal holds "/", so each
+   * lies in the folder's part or in the name). `dir` '' stands for no folder part (the path is the name).
+   */
+  noneWithinUnder(dir: string): (name: string) => boolean;
 };
 
 export function compileGlobs(input: string[]): GlobMatcher {
-  if (input.length === 0) return Object.assign(() => false, { noneWithin: () => true });
+  if (input.length === 0) return Object.assign(() => false, { noneWithin: () => true, noneWithinUnder: () => () => true });
   const patterns = withRealBases(input);
   // A pattern without a slash matches the name at any depth, as in .gitignore. picomatch's own
   // `basename` option would test *every* pattern against the last component only, so that
@@ -97,10 +103,27 @@ export function compileGlobs(input: string[]): GlobMatcher {
     for (const lits of needed) if (lits.every((l) => t.includes(l))) return false;
     return true;
   };
+  const never = () => false;
+  const noneWithinUnder = (dir: string): ((name: string) => boolean) => {
+    if (!sure) return never;
+    const t = fold(dir);
+    // Per pattern, the literals the folder's part lacks: the name must lack one of them.
+    const rest: string[][] = [];
+    for (const lits of needed) {
+      const missing = lits.filter((l) => !t.includes(l));
+      if (missing.length === 0) return never;
+      rest.push(missing);
+    }
+    return (name: string) => {
+      const n = fold(name);
+      for (const lits of rest) if (lits.every((l) => n.includes(l))) return false;
+      return true;
+    };
+  };
   return Object.assign((p: string) => {
     for (const t of tests) if (t(p)) return true;
     return false;
-  }, { noneWithin });
+  }, { noneWithin, noneWithinUnder });
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ResolvedPath } from '../../core/types.js';
 import { CASE_INSENSITIVE_FS } from '../../workspace/path-rules.js';
 import { openDir } from '../../workspace/safe-open.js';
 import type { Workspace } from '../../workspace/workspace.js';
-import { EntryFilter, STATE_DIR_NAME } from '../walk/entry-filter.js';
+import { EntryFilter, STATE_DIR_NAME, type FolderFilter, type SkipReason } from '../walk/entry-filter.js';
 import type { SeenFolder } from '../walk/link-cache.js';
 import { ancestorIgnores, IgnoreStack, readIgnoreFilesSync, RG_IGNORE_FILES, rgReadsOtherwise } from '../walk/ignore-stack.js';
 import type { CompiledPattern } from './pattern.js';
@@ -149,8 +149,10 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
   let visited = 0;
   const asked = new Set<string>();
   /** `verify`: the entry is counted only if it passes (a link, looked at through the pinned folders first). */
-  const judge = (name: string, rel: string, type: 'dir' | 'file' | 'symlink', stack: IgnoreStack | null, verify?: () => boolean) => {
-    const why = filter.check(name, relToRootOf(rel), `${base}/${rel}`, type, stack);
+  const judge = (name: string, rel: string, type: 'dir' | 'file' | 'symlink', stack: IgnoreStack | null, verify?: () => boolean) =>
+    counted(filter.check(name, relToRootOf(rel), `${base}/${rel}`, type, stack), rel, verify);
+  /** A verdict counted as the walker counts it (see judge). */
+  const counted = (why: SkipReason | null, rel: string, verify?: () => boolean) => {
     if (why === 'denied' || why === 'state') return why;
     if (verify && !verify()) return 'moved';
     // Denied entries and the state dir are not even counted (as in the walker): the count must not tell what lies there.
@@ -242,8 +244,20 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
       admit: (rel: string) => fileDirs(rel).read,
       enter: (rel: string) => { entered.push(rel); return true; },
       gone: (rel: string) => { gone ??= rel; },
+      // consider() for each file of one folder, with the folder's part of the judging done once.
       files: (rel: string, names: readonly string[]) => {
-        for (const n of names) if (!nameOk || nameOk(n)) consider(rel === '' ? n : `${rel}/${n}`, false);
+        const dir = fileDirs(rel);
+        if (!dir.read) return;
+        let ff: FolderFilter | undefined;
+        for (const n of names) {
+          if ((nameOk && !nameOk(n)) || n === '' || n === '.' || n === '..' || n.includes('/')) continue;
+          const r = rel === '' ? n : `${rel}/${n}`;
+          const matches = compiled.match(prefix + r);
+          if (!matches && !asks) continue;
+          ff ??= filter.folder(relToRootOf(rel), rel === '' ? base || '/' : `${base}/${rel}`);
+          if (counted(ff.check(n, 'file', dir.stack), r) || !matches) continue;
+          pending.push(r);
+        }
       },
     } : {};
     // The index looks at and reads every folder through the pinned start (its looks are the proof's first).

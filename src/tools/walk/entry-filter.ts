@@ -24,6 +24,11 @@ export interface FilterOptions {
   gitignore: boolean;
 }
 
+/** EntryFilter.check for the entries of one folder: see EntryFilter.folder. */
+export interface FolderFilter {
+  check(name: string, type: EntryType, stack: IgnoreStack | null): SkipReason | null;
+}
+
 /**
  * THE walk filter: every tool that walks or lists (list_dir, glob, the walk module, grep's
  * DenyFilter, delete_file's walk, a future ripgrep-backed glob) asks it of each entry.
@@ -83,6 +88,49 @@ export class EntryFilter {
     if (v.decision === 'deny') return 'denied';
     // A walk runs only after its call was approved: what lies inside a path that was asked about is covered.
     return this.gate!.asked.some((a) => abs === a.abs || abs.startsWith(`${a.abs}/`)) ? null : 'policy';
+  }
+
+  /**
+   * check() for the entries of one folder (`dirRelToRoot`, `dirAbs`), with the folder's part of the
+   * work done once: the same answer as check(name, its relToRoot, its abs, …) for every name (one
+   * path segment). The deny test's quick answer is taken by parts (GlobMatcher.noneWithinUnder);
+   * the paths are built only when a test needs them.
+   */
+  folder(dirRelToRoot: string, dirAbs: string): FolderFilter {
+    const relOf = (n: string) => (dirRelToRoot === '' ? n : `${dirRelToRoot}/${n}`);
+    const prefix = dirAbs === '/' ? '/' : `${dirAbs}/`;
+    const absOf = (n: string) => prefix + n;
+    const here = (set: ReadonlySet<string>) => {
+      const out = new Set<string>();
+      for (const p of set) if (p.length > prefix.length && p.startsWith(prefix) && !p.includes('/', prefix.length)) out.add(p.slice(prefix.length));
+      return out;
+    };
+    const deniedHere = here(this.deniedAbs);
+    const stateHere = here(this.stateDirs);
+    const spills = this.spills;
+    const spillsHere = !!spills && dirAbs.includes(spills.needle);
+    // isDenied's quick answer: noneWithin(abs.slice(1)) and abs.slice(1) ending with relToRoot, by parts.
+    const dirPart = dirAbs.slice(1);
+    const none = this.deny.noneWithinUnder(dirPart);
+    const tailOk = dirRelToRoot === '' || dirPart.endsWith(dirRelToRoot);
+    return {
+      check: (name, type, stack) => {
+        const isDir = type === 'dir';
+        if (isDir && (name === STATE_DIR_NAME || stateHere.has(name))) return 'state';
+        let rel: string | undefined;
+        let abs: string | undefined;
+        if (deniedHere.has(name)) return 'denied';
+        if (spills && (spillsHere || name.includes(spills.needle)) && spills.blocks((abs = absOf(name)))) return 'denied';
+        if (!(tailOk && none(name)) && this.isDenied((rel = relOf(name)), (abs ??= absOf(name)), isDir)) return 'denied';
+        if (this.gate) {
+          const p = this.byPolicy((rel ??= relOf(name)), (abs ??= absOf(name)), isDir);
+          if (p) return p;
+        }
+        if (!this.opts.hidden && name.charCodeAt(0) === 46 /* . */) return 'hidden';
+        if (this.opts.gitignore && stack && stack.size > 0 && stack.ignored((rel ??= relOf(name)), isDir)) return 'ignored';
+        return null;
+      },
+    };
   }
 
   check(name: string, relToRoot: string, abs: string, type: EntryType, stack: IgnoreStack | null): SkipReason | null {
