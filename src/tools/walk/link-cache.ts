@@ -164,7 +164,11 @@ export class LinkCache {
       for (const name of f.links) links.push(rel === '' ? name : `${rel}/${name}`);
       for (const name of f.ignores) ignoreFiles.push(rel === '' ? name : `${rel}/${name}`);
       if (f.git && rel !== '') nestedGit = true;
-      for (const name of f.dirs) if (!o.prune(name)) stack.push(rel === '' ? name : `${rel}/${name}`);
+      // Last pushed, first entered: the subfolders in name order (glob's answer then comes nearly sorted).
+      for (let i = f.dirs.length - 1; i >= 0; i--) {
+        const name = f.dirs[i]!;
+        if (!o.prune(name)) stack.push(rel === '' ? name : `${rel}/${name}`);
+      }
     }
     this.lastReads = reads;
     return { links, ignoreFiles, nestedGit, generation: gen, timedOut: false, aborted: false };
@@ -256,6 +260,9 @@ function readFolder(look: string, racyMs: number, seen: number): Folder | null {
       else if (e.name === '.git') git = true;
     }
     const ignores = RG_IGNORE_FILES.filter((n) => found.has(n));
+    // In name order (code units, as glob sorts its answer): a walk of the records lists each folder's files sorted.
+    dirs.sort();
+    files.sort();
     return { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, trusted: started - st.ctimeMs > racyMs, links, dirs, files, ignores, git, seen };
   } catch {
     return null; /* gone, a link, or unreadable: nothing listed, as find lists nothing there */
