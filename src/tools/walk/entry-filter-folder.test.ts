@@ -61,6 +61,8 @@ test('EntryFilter.folder answers every entry exactly as check() does (generated 
       const ff = filter.folder(dirRel, dirAbs);
       for (const type of TYPES) {
         compared++;
+        // folder() takes a path without the needle as never blocked: blocks() must agree.
+        if (spills?.blocks(abs) && !abs.includes(spills.needle)) bad.push(`${abs}: blocked without the needle ${spills.needle}`);
         const want = filter.check(name, relToRoot, abs, type, stack);
         const got = ff.check(name, type, stack);
         seen.set(String(want), (seen.get(String(want)) ?? 0) + 1);

@@ -57,6 +57,8 @@ export interface ListHooks {
    * looked at and read through it (from inside it: dir-stat.ts inFolder), not by its path from
    * `/`, and `seen` records say so (SeenFolder.through): a folder above the start swapped meanwhile
    * cannot make a look land elsewhere, and what lies below is proven by quietFolders' `walked`.
+   * The hooks then run with the process's working directory in that folder: none may use a
+   * relative path, process.cwd() or start a process without its own cwd.
    */
   pinned?: string;
   /** Filled with every folder this call confirmed or read, by absolute path: the call's own view, whatever other calls run meanwhile. */
