@@ -32,7 +32,7 @@ interface RuleScan { rules: PackageRule[]; shortcut: boolean; suffix: Array<stri
 const END = '(?=$|\\/$)';
 /** Characters that stand for themselves in a regular expression source (no escape needed). */
 const PLAIN = /[A-Za-z0-9_~#%,:;=@!<>"'&` -]/;
-/** An escaped character that stands for itself (`\.` is a dot); `\/` ends the text (a slash is not kept). */
+/** An escaped character that stands for itself (`\.` is a dot); `\/` ends the text (a slash is not kept); any other escape makes it unsure. */
 const ESCAPED = new Set(['.', '*', '+', '?', '^', '$', '|', '(', ')', '[', ']', '{', '}', '\\', '-']);
 
 /**
@@ -50,7 +50,10 @@ export function fixedSuffix(source: string): string | null {
     while (i - 1 - slashes >= 0 && body[i - 1 - slashes] === '\\') slashes++;
     const ch = body[i]!;
     if (slashes % 2 === 1) {
-      if (!ESCAPED.has(ch)) break;
+      // Any other escape may end in the text already read: `\u2028` (V8 writes a line separator
+      // in a source so), `\x41`, `\cA`, `\0`, `\12`. Unsure: no cheap test for this rule.
+      if (ch === '/') break;
+      if (!ESCAPED.has(ch)) return null;
       out = ch + out;
       i -= 2;
     } else {

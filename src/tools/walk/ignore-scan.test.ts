@@ -25,9 +25,12 @@ const pick = <T>(xs: readonly T[]) => xs[rnd(xs.length)]!;
 
 const LINES = ['*.o', '!*.o', '*.h', '!keep.h', '/a', 'a/', 'a/**', '**/b', 'a/*/c', '\\#x', 'x\\ ', '[ab].c', '*.[ch]', '?x', 'foo', '!foo/', '# c',
   '', '  ', 'trailing  ', 'a\\*b', '*~', '.*', '!.e', 'b/', '/b/c', 'c', '!c', '*', '!*/', 'x.o/', '**', 'a/**/z', '*.e', '!a.e', 'z.tar.gz',
-  '*.tar.*', 'foo/bar', '/foo/', '\\!x', 'a b', 'é', '*é', 'x\\', '\\', '*.?', 'Z', 'a.b.c', '*.b.c', '!**/a', '/*.o', '**/z/', 'z?', 'x[!a]'];
+  '*.tar.*', 'foo/bar', '/foo/', '\\!x', 'a b', 'é', '*é', 'x\\', '\\', '*.?', 'Z', 'a.b.c', '*.b.c', '!**/a', '/*.o', '**/z/', 'z?', 'x[!a]',
+  // V8 writes a line or paragraph separator in a regular expression's source as an escape (review 24).
+  'x\u2028', '*\u2029', 'a\u202841', '!x\u2028'];
 const SEGS = ['a', 'b', 'c', 'x', 'z', 'foo', 'bar', 'x.o', 'y.o', 'keep.h', 'k.h', 'a.c', 'b.c', '.e', 'a.e', '#x', 'x ', 'a*b', 'f~',
-  'z.tar.gz', 'z.tar', 'a b', 'é', 'xé', 'a.b.c', 'q.b.c', 'Z', 'x.', 'xa', 'zz', 'vmlinux', 'linux', 'Module.symvers', 'patches-1', 'k.mod.c', 'drivers', 'include'];
+  'z.tar.gz', 'z.tar', 'a b', 'é', 'xé', 'a.b.c', 'q.b.c', 'Z', 'x.', 'xa', 'zz', 'vmlinux', 'linux', 'Module.symvers', 'patches-1', 'k.mod.c', 'drivers', 'include',
+  'x\u2028', 'foo\u2029', 'a\u202841', '2028'];
 
 function randomPath(): string {
   const r = rnd(20);
@@ -67,6 +70,8 @@ test('fixedSuffix: the text before "end, or a last slash", only where nothing el
   assert.equal(fixedSuffix('(?:^|\\/)a\\d(?=$|\\/$)'), null, 'an escape that is a class');
   assert.equal(fixedSuffix('(?:^|\\/)a\\\\.(?=$|\\/$)'), null, 'an escaped backslash, then any character');
   assert.equal(fixedSuffix('(?:^|\\/)a\\/b(?=$|\\/$)'), 'b', 'the text stops at a slash');
+  assert.equal(fixedSuffix(src('x\u2028')), null, 'a line separator, which the source writes as an escape');
+  assert.equal(fixedSuffix('(?:^|\\/)a\\x41(?=$|\\/$)'), null, 'a hex escape');
 });
 
 test('testIgnore answers as the ignore package: the kernel root .gitignore and generated rule files, on generated paths', () => {
