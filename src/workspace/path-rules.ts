@@ -97,12 +97,6 @@ export function compileGlobs(input: string[]): GlobMatcher {
   });
   // noneWithin holds only when every pattern names a literal (and none holds "/" or NUL).
   const sure = needed.every((lits) => lits.length > 0 && lits.every((l) => !l.includes('/') && !l.includes(INSIDE)));
-  const noneWithin = (s: string): boolean => {
-    if (!sure) return false;
-    const t = fold(s);
-    for (const lits of needed) if (lits.every((l) => t.includes(l))) return false;
-    return true;
-  };
   const never = () => false;
   const noneWithinUnder = (dir: string): ((name: string) => boolean) => {
     if (!sure) return never;
@@ -120,6 +114,8 @@ export function compileGlobs(input: string[]): GlobMatcher {
       return true;
     };
   };
+  // With no folder part every literal is missing from it (literals are never empty): the test of a whole path.
+  const noneWithin = noneWithinUnder('');
   return Object.assign((p: string) => {
     for (const t of tests) if (t(p)) return true;
     return false;

@@ -78,19 +78,14 @@ function ruleScan(ig: Ignore): RuleScan | null {
   return { rules: rules as PackageRule[], shortcut: manager!._basenameCount * 2 >= rules.length, suffix };
 }
 
+/** Where a path's last segment starts, less one (a trailing slash belongs to the segment): -1 when it is the whole path. */
+const lastSlash = (path: string) => path.lastIndexOf('/', path.charCodeAt(path.length - 1) === 47 ? path.length - 2 : path.length - 1);
+
 /** The package's parent of a path (it tests each parent first): 'a/b/c' → 'a/b/', 'a/b/' → 'a/', 'a' → ''. */
-function parentOf(path: string): string {
-  const end = path.length - 1;
-  const cut = path.lastIndexOf('/', path.charCodeAt(end) === 47 ? end - 1 : end);
-  return cut < 0 ? '' : path.slice(0, cut + 1);
-}
+const parentOf = (path: string) => path.slice(0, lastSlash(path) + 1);
 
 /** The package's last segment, with a trailing slash kept. */
-function basenameOf(path: string): string {
-  const end = path.length - 1;
-  const cut = path.lastIndexOf('/', path.charCodeAt(end) === 47 ? end - 1 : end);
-  return cut < 0 ? path : path.slice(cut + 1);
-}
+const basenameOf = (path: string) => path.slice(lastSlash(path) + 1);
 
 /** The package's rule scan of one path (no parents), with the cheap tests first. */
 function scanRules(s: RuleScan, path: string): IgnoreVerdict {
