@@ -113,6 +113,9 @@ export class EntryFilter {
     const dirPart = dirAbs.slice(1);
     const none = this.deny.noneWithinUnder(dirPart);
     const tailOk = dirRelToRoot === '' || dirPart.endsWith(dirRelToRoot);
+    // The ignore test for this folder's entries, by name (IgnoreStack.folder), for the stack last given.
+    let tested: IgnoreStack | null = null;
+    let ignoredHere: (name: string, isDir: boolean) => boolean = () => false;
     return {
       check: (name, type, stack) => {
         const isDir = type === 'dir';
@@ -127,7 +130,10 @@ export class EntryFilter {
           if (p) return p;
         }
         if (!this.opts.hidden && name.charCodeAt(0) === 46 /* . */) return 'hidden';
-        if (this.opts.gitignore && stack && stack.size > 0 && stack.ignored((rel ??= relOf(name)), isDir)) return 'ignored';
+        if (this.opts.gitignore && stack && stack.size > 0) {
+          if (stack !== tested) { tested = stack; ignoredHere = stack.folder(dirRelToRoot); }
+          if (ignoredHere(name, isDir)) return 'ignored';
+        }
         return null;
       },
     };

@@ -14,6 +14,10 @@ export interface CompiledIgnore {
   readonly memo: Map<string, IgnoreVerdict>;
   /** The package's rules with a cheap test before each one's regular expression, or null (the package answers). */
   readonly scan: RuleScan | null;
+  /** Folder testers' answers (folderTester): by the folder's path ('' or ending in '/'), then by entry name. */
+  readonly leaves: Map<string, Map<string, IgnoreVerdict>>;
+  /** Entries in `leaves`; `gen` counts the times both memos were emptied; `max` bounds memo and leaves together. */
+  readonly count: { leaves: number; gen: number; readonly max: number };
 }
 
 /** What the scan reads of the `ignore` package's compiled rules (its own fields; checked when compiled). */
@@ -117,9 +121,31 @@ export const MEMO_MAX_PATHS = 200_000;
 export const MAX_ENTRIES = 1024;
 const MAX_TEXT_CHARS = 4 * 1024 * 1024;
 
-export function compileIgnore(rules: string): CompiledIgnore {
+/** `maxPaths`: the memo's bound (tests give a small one). */
+export function compileIgnore(rules: string, maxPaths = MEMO_MAX_PATHS): CompiledIgnore {
   const ig = ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(rules);
-  return { ig, memo: new Map(), scan: ruleScan(ig) };
+  return { ig, memo: new Map(), scan: ruleScan(ig), leaves: new Map(), count: { leaves: 0, gen: 0, max: maxPaths } };
+}
+
+/** Empties both memos (and the package's own cache) once they hold `max` answers between them. */
+function bound(c: CompiledIgnore): void {
+  if (c.memo.size + c.count.leaves < c.count.max) return;
+  c.memo.clear();
+  c.leaves.clear();
+  c.count.leaves = 0;
+  c.count.gen++;
+  (c.ig as unknown as { _initCache?: () => void })._initCache?.();
+}
+
+/** testIgnore's answer for `rel`, without remembering `rel` itself (its parents are). */
+function verdictOf(c: CompiledIgnore, rel: string): IgnoreVerdict {
+  if (c.scan && rel.charCodeAt(0) !== 47 && !rel.includes('//') && ignore.isPathValid(rel)) {
+    const parent = parentOf(rel);
+    const p = parent === '' ? null : testIgnore(c, parent);
+    return p?.ignored ? p : scanRules(c.scan, rel);
+  }
+  const r = c.ig.test(rel);
+  return r.ignored ? IGNORED : r.unignored ? UNIGNORED : NEITHER;
 }
 
 /**
@@ -131,21 +157,47 @@ export function compileIgnore(rules: string): CompiledIgnore {
 export function testIgnore(c: CompiledIgnore, rel: string): IgnoreVerdict {
   const hit = c.memo.get(rel);
   if (hit !== undefined) return hit;
-  let v: IgnoreVerdict;
-  if (c.scan && rel.charCodeAt(0) !== 47 && !rel.includes('//') && ignore.isPathValid(rel)) {
-    const parent = parentOf(rel);
-    const p = parent === '' ? null : testIgnore(c, parent);
-    v = p?.ignored ? p : scanRules(c.scan, rel);
-  } else {
-    const r = c.ig.test(rel);
-    v = r.ignored ? IGNORED : r.unignored ? UNIGNORED : NEITHER;
-  }
-  if (c.memo.size >= MEMO_MAX_PATHS) {
-    c.memo.clear();
-    (c.ig as unknown as { _initCache?: () => void })._initCache?.();
-  }
+  const v = verdictOf(c, rel);
+  bound(c);
   c.memo.set(rel, v);
   return v;
+}
+
+/**
+ * testIgnore for the entries of one folder, remembered by name: `dir` is the folder relative to the
+ * rules' base ('' for the base itself); the tester takes an entry's name (one segment, no '/'), with
+ * '/' after a folder's, and answers testIgnore(c, `dir/key`). A path the package refuses answers
+ * NEITHER (IgnoreStack.ignored skips a level that throws). The folder is remembered by path, as
+ * every entry's parent; its entries by name in the folder's own map: a glob over a folder whose
+ * names come from its record (the same strings on every call) builds and hashes no path per entry.
+ */
+export function folderTester(c: CompiledIgnore, dir: string): (key: string) => IgnoreVerdict {
+  const prefix = dir === '' ? '' : `${dir}/`;
+  let m: Map<string, IgnoreVerdict> | undefined;
+  let gen = -1;
+  return (key) => {
+    if (gen !== c.count.gen) {
+      gen = c.count.gen;
+      m = c.leaves.get(prefix);
+    }
+    const hit = m?.get(key);
+    if (hit !== undefined) return hit;
+    let v: IgnoreVerdict;
+    try {
+      v = verdictOf(c, prefix + key);
+    } catch {
+      v = NEITHER;
+    }
+    bound(c);
+    if (gen !== c.count.gen || !m) {
+      gen = c.count.gen;
+      m = c.leaves.get(prefix) ?? new Map<string, IgnoreVerdict>();
+      c.leaves.set(prefix, m);
+    }
+    m.set(key, v);
+    c.count.leaves++;
+    return v;
+  };
 }
 
 /**

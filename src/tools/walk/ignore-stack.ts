@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs';
 import { readFdSync } from '../../workspace/safe-open.js';
-import { compileIgnore, testIgnore, type CompiledIgnore, type IgnoreCompileCache } from './ignore-cache.js';
+import { compileIgnore, folderTester, testIgnore, type CompiledIgnore, type IgnoreCompileCache, type IgnoreVerdict } from './ignore-cache.js';
 
 /** Ignore files read in every directory, in order: a later file's rules win (as ripgrep ranks .ignore over .gitignore). */
 export const DEFAULT_IGNORE_FILES = ['.gitignore', '.ignore'];
@@ -74,6 +74,38 @@ export class IgnoreStack {
       }
     });
     return keep.length === this.levels.length ? this : new IgnoreStack(keep, this.cache);
+  }
+
+  /**
+   * ignored() for the entries of one folder (`dirRelToRoot`): the tester takes an entry's name (one
+   * path segment) and answers ignored(`dirRelToRoot/name`, isDir). Each level's part is found once
+   * for the folder, and its answers are remembered by name (folderTester).
+   */
+  folder(dirRelToRoot: string): (name: string, isDir: boolean) => boolean {
+    // The levels in the order ignored() asks them, each with the folder's path below its base.
+    const order: Array<(key: string) => IgnoreVerdict> = [];
+    for (let kind = this.maxKind; kind >= 0; kind--) {
+      for (let i = this.levels.length - 1; i >= 0; i--) {
+        const { base, ig, kind: k } = this.levels[i]!;
+        if (k !== kind) continue;
+        let dir: string;
+        if (base === '') dir = dirRelToRoot;
+        else if (dirRelToRoot === base) dir = '';
+        else if (dirRelToRoot.startsWith(base + '/')) dir = dirRelToRoot.slice(base.length + 1);
+        else continue;
+        order.push(folderTester(ig, dir));
+      }
+    }
+    return (name, isDir) => {
+      if (name === '' || name.includes('/')) return this.ignored(dirRelToRoot === '' ? name : `${dirRelToRoot}/${name}`, isDir);
+      const key = isDir ? `${name}/` : name;
+      for (const t of order) {
+        const v = t(key);
+        if (v.ignored) return true;
+        if (v.unignored) return false;
+      }
+      return false;
+    };
   }
 
   /**
