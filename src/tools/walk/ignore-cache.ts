@@ -16,7 +16,7 @@ export interface CompiledIgnore {
   readonly scan: RuleScan | null;
   /** Folder testers' answers (folderTester): by the folder's path ('' or ending in '/'), then by entry name. */
   readonly leaves: Map<string, Map<string, IgnoreVerdict>>;
-  /** Entries in `leaves`; `gen` counts the times both memos were emptied; `max` bounds memo and leaves together. */
+  /** Entries in `leaves` (each folder's map counted as FOLDER_MAP_ENTRIES more); `gen` counts the times both memos were emptied; `max` bounds memo and leaves together. */
   readonly count: { leaves: number; gen: number; readonly max: number };
 }
 
@@ -105,9 +105,10 @@ function scanRules(s: RuleScan, path: string): IgnoreVerdict {
 }
 
 /**
- * Distinct paths one compiled set remembers before its memo is emptied (with the rule scan, each
- * parent folder is one of them, as it was in the package's own memo, emptied with it): ~12 MB at most, the Linux kernel's whole tree twice
- * over. Counting distinct paths, not tests: a glob that tests the same 10,000 paths on every
+ * Distinct paths one compiled set remembers before its memos are emptied (with the rule scan, each
+ * parent folder is one of them, as it was in the package's own memo, emptied with it; the folder
+ * testers' answers count too, each folder's map as FOLDER_MAP_ENTRIES more): ~12–15 MB at most, the
+ * Linux kernel's whole tree twice over. Counting distinct paths, not tests: a glob that tests the same 10,000 paths on every
  * call keeps them all, where counting tests emptied the memo every fifth call and that call
  * paid the whole rule scan again (45–78 ms on the kernel's 158-line .gitignore).
  */
@@ -127,9 +128,16 @@ export function compileIgnore(rules: string, maxPaths = MEMO_MAX_PATHS): Compile
   return { ig, memo: new Map(), scan: ruleScan(ig), leaves: new Map(), count: { leaves: 0, gen: 0, max: maxPaths } };
 }
 
-/** Empties both memos (and the package's own cache) once they hold `max` answers between them. */
-function bound(c: CompiledIgnore): void {
-  if (c.memo.size + c.count.leaves < c.count.max) return;
+/**
+ * What a folder's own map costs against the bound, in entries: a Map and its key (~300 bytes)
+ * against ~60 for an entry (review 25: counted as one, a set of one-file folders held ~3 times what
+ * the path memo did for the same answers).
+ */
+const FOLDER_MAP_ENTRIES = 4;
+
+/** Empties both memos (and the package's own cache) when `adding` more answers would take them past `max` between them. */
+function bound(c: CompiledIgnore, adding = 1): void {
+  if (c.memo.size + c.count.leaves + adding <= c.count.max) return;
   c.memo.clear();
   c.leaves.clear();
   c.count.leaves = 0;
@@ -186,13 +194,23 @@ export function folderTester(c: CompiledIgnore, dir: string): (key: string) => I
     try {
       v = verdictOf(c, prefix + key);
     } catch {
-      v = NEITHER;
+      // As IgnoreStack.ignored skips a level that throws, and remembers nothing: a stack overflow
+      // on a very deep path must not be kept as an answer (review 25).
+      return NEITHER;
     }
-    bound(c);
+    if (gen !== c.count.gen) {
+      gen = c.count.gen;
+      m = c.leaves.get(prefix);
+    }
+    bound(c, m ? 1 : 1 + FOLDER_MAP_ENTRIES);
     if (gen !== c.count.gen || !m) {
       gen = c.count.gen;
-      m = c.leaves.get(prefix) ?? new Map<string, IgnoreVerdict>();
-      c.leaves.set(prefix, m);
+      m = c.leaves.get(prefix);
+      if (!m) {
+        m = new Map<string, IgnoreVerdict>();
+        c.leaves.set(prefix, m);
+        c.count.leaves += FOLDER_MAP_ENTRIES;
+      }
     }
     m.set(key, v);
     c.count.leaves++;

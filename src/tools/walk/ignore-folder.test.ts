@@ -90,3 +90,29 @@ test('folderTester: the same answers as the package, with the memos emptied on t
   assert.deepEqual(bad, []);
   assert.ok(c.count.gen > 3, `the memos were emptied on the way (${c.count.gen} times)`);
 });
+
+test('folderTester remembers no answer from a path it could not test (a stack overflow on a very deep folder); odd folder paths are asked whole', () => {
+  const segs = Array.from({ length: 20_000 }, (_, i) => `d${i % 10}`);
+  const dir = segs.join('/');
+  const stack = IgnoreStack.empty(new IgnoreCompileCache()).with('', ['*.o\n', null, null]);
+  const early = stack.folder(dir);
+  assert.equal(early('x.o', false), stack.ignored(`${dir}/x.o`, false), 'cold: both skip the level that threw');
+  // The parents met shallow to deep (as a walk judging each folder on the way leaves them remembered).
+  for (let i = 1; i <= segs.length; i++) stack.ignored(segs.slice(0, i).join('/'), true);
+  assert.equal(stack.ignored(`${dir}/x.o`, false), true);
+  assert.equal(early('x.o', false), true, 'the tester made before answers from the rules now, not from a remembered failure');
+  assert.equal(stack.folder(dir)('x.o', false), true);
+  // A folder path no walk gives: the same answer as ignored() on the joined path.
+  const s2 = IgnoreStack.empty(new IgnoreCompileCache()).with('a', ['x.o\n', null, null]);
+  for (const d of ['a/', 'a//b', '/a', 'a/b/']) assert.equal(s2.folder(d)('x.o', false), s2.ignored(`${d}/x.o`, false), d);
+});
+
+test('folderTester: each folder\'s own map counts against the bound', () => {
+  const c = compileIgnore('*.o\n', 100);
+  for (let d = 0; d < 1000; d++) {
+    folderTester(c, `f${d}`)('x.o');
+    assert.ok(c.memo.size + c.count.leaves <= 100, `${c.memo.size} + ${c.count.leaves}`);
+    // A folder map is at most one per (1 + 4) counted: one-file folders cannot hold many times the bound.
+    assert.ok(c.leaves.size <= 100 / 5, `${c.leaves.size} folder maps`);
+  }
+});

@@ -82,6 +82,10 @@ export class IgnoreStack {
    * for the folder, and its answers are remembered by name (folderTester).
    */
   folder(dirRelToRoot: string): (name: string, isDir: boolean) => boolean {
+    // A folder path the walks never give (a leading or trailing slash, a double one): asked whole.
+    if (dirRelToRoot.startsWith('/') || dirRelToRoot.endsWith('/') || dirRelToRoot.includes('//')) {
+      return (name, isDir) => this.ignored(dirRelToRoot === '' ? name : `${dirRelToRoot}/${name}`, isDir);
+    }
     // The levels in the order ignored() asks them, each with the folder's path below its base.
     const order: Array<(key: string) => IgnoreVerdict> = [];
     for (let kind = this.maxKind; kind >= 0; kind--) {
