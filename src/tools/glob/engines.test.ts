@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../core/envelope.js';
@@ -320,4 +320,68 @@ test('glob engines: ignore files created, changed and removed between calls on o
   const { unlinkSync } = await import('node:fs');
   unlinkSync(path.join(s.ws, 'src/sub/deeper/.ignore'));
   assert.ok((await same('removed')).includes('src/sub/deeper/vmlinux.h'), 'a removed ignore file no longer applies');
+});
+
+test('glob engines: an .rgignore above the folder that re-includes what the folder\'s own .ignore hides (review 25): every engine shows it', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH');
+  const tmp = tempDir('tg-glob-reinc-');
+  t.after(tmp.cleanup);
+  const ws = tmp.dir;
+  // rg, started in n/ with --no-ignore-parent, reads only n/.ignore (`**`) and lists nothing; the
+  // root .rgignore, a stronger kind, re-includes n/.hid.h and n/k.h.
+  write(ws, '.rgignore', '!.hid.h\n!k.h\n');
+  write(ws, 'n/.ignore', '**\n');
+  for (const f of ['n/.hid.h', 'n/k.h', 'n/other.h', 'n/sub/k.h']) write(ws, f, '');
+  const h = new Harness([ws]);
+  t.after(() => h.close());
+  for (const args of [{ pattern: '**/*.h', path: 'n', hidden: true }, { pattern: '**/*.h', path: 'n' }]) {
+    const want = await globWith(h, 'builtin', args);
+    assert.ok(want.data.files.includes('n/k.h'), JSON.stringify(want.data.files));
+    const idx = await globWith(h, 'index', args);
+    assert.deepEqual(idx.data.files, want.data.files, `index ${JSON.stringify(args)}`);
+    const r = await withEngine('rg', () => h.call('glob', args) as Promise<Env>);
+    assert.deepEqual(r.data.files, want.data.files, `ripgrep engine ${JSON.stringify(args)} (${r.data.engine}: ${r.data.fallback_reason})`);
+    assert.match(r.data.fallback_reason ?? '', /re-includes/);
+  }
+  // A .gitignore's `!` above (the kernel's root has some) leaves the call to rg: a deeper file of the same kind wins over it anyway.
+  rmSync(path.join(ws, '.rgignore'));
+  write(ws, 'g/.gitignore', '*.h\n');
+  write(ws, 'g/x.h', '');
+  write(ws, '.gitignore', '!x.h\n');
+  const viaRg = await withEngine('rg', () => h.call('glob', { pattern: '**/*', path: 'g' }) as Promise<Env>);
+  assert.equal(viaRg.data.engine, 'ripgrep', viaRg.data.fallback_reason ?? '');
+  assert.deepEqual(viaRg.data.files, (await globWith(h, 'builtin', { pattern: '**/*', path: 'g' })).data.files);
+});
+
+test('glob engines: ignore files that start with a byte-order mark (review 26): applied as git applies them, by every engine', async (t) => {
+  const rg = await locateRg({ ...process.env, TOOLGATE_RG: '' });
+  if (!rg) return t.skip('needs ripgrep (rg) on PATH');
+  const BOM = '\uFEFF';
+  const cases: Array<[string, Record<string, string>, Record<string, unknown>, string[]]> = [
+    // A re-including rule above the start, behind the mark: the walker answers for the ripgrep engine.
+    ['above, re-including', { '.rgignore': `${BOM}!k.h\nzz\n`, 'n/.ignore': '**\n', 'n/k.h': '', 'n/other.h': '' }, { pattern: '**/*', path: 'n' }, ['n/k.h']],
+    ['above, re-including, CRLF', { '.ignore': `${BOM}!*.h\r\nzz\r\n`, 'n/.gitignore': '*.h\r\n', 'n/k.h': '', 'n/a.c': '' }, { pattern: '**/*', path: 'n' }, ['n/a.c', 'n/k.h']],
+    // A file whose only rule follows the mark is a file with a rule (git: k.h is ignored).
+    ['one rule', { '.gitignore': `${BOM}*.h\n`, 'k.h': '', 'a.c': '' }, { pattern: '**/*' }, ['a.c']],
+    // At or below the start, ripgrep 13 reads the mark as part of the first rule: the walker answers.
+    ['below', { 'n/.ignore': `${BOM}*.h\nzz\n`, 'n/k.h': '', 'n/a.c': '' }, { pattern: '**/*', path: 'n' }, ['n/a.c']],
+  ];
+  for (const [label, tree, args, want] of cases) {
+    const tmp = tempDir('tg-glob-bom-');
+    try {
+      for (const [rel, text] of Object.entries(tree)) write(tmp.dir, rel, text);
+      const h = new Harness([tmp.dir]);
+      try {
+        for (const engine of ['builtin', 'index', 'rg'] as const) {
+          const env = engine === 'rg' ? await withEngine('rg', () => h.call('glob', args) as Promise<Env>) : await globWith(h, engine, args);
+          assert.deepEqual(env.data.files, want, `${label}: ${engine} (${env.data.engine}: ${env.data.fallback_reason})`);
+        }
+      } finally {
+        h.close();
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  }
 });

@@ -97,6 +97,10 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
   const filter = new EntryFilter(ws, { hidden: o.hidden, gitignore: o.gitignore });
   const wsRoot = ws.roots[start.rootIndex]!;
   const startStack = o.gitignore ? await ancestorIgnores(wsRoot, start.relToRoot, RG_IGNORE_FILES, o.named, ws.ignoreCache) : IgnoreStack.empty(ws.ignoreCache);
+  // rg reads no ignore file above the start (--no-ignore-parent) and prunes by the rules below it:
+  // a `!` rule of a stronger kind above could show what those hide (a root .rgignore's `!x.h` over
+  // a folder's .ignore `**`), and rg would never list it to be judged (review 25). The walker answers.
+  if (!index && startStack.reIncludesOverWeaker) throw new RgUnavailable('an .ignore or .rgignore above the folder re-includes names (a "!" rule), which ripgrep does not read from there');
   const asks = !!ws.gate?.asks;
   // With ask rules every entry is judged (and counted), as by the walker; without them only the
   // entries whose file name can match are listed (a --glob override, below).
@@ -268,8 +272,9 @@ export async function rgGlob(bin: string | null, o: EngineInput): Promise<Engine
     const a = rg ? await rg : { timedOut: false, aborted: false };
     // rg took rules from an ignore file the walker does not read (a link, a file past the size
     // bound) in a folder the walker reads: what rg pruned by them may be missing; the walker answers.
-    const odd = rg ? l.ignoreFiles.find((rel) => rgReadsOtherwise(`${base}/${rel}`) && fileDirs(dirOf(rel)).read) : undefined;
-    if (odd !== undefined) throw new RgUnavailable(`${show(odd)} is a symbolic link or over 1 MB: ripgrep would apply its rules, glob does not read it`);
+    // Looked at through the pinned start, as the walker's reads of ignore files are.
+    const odd = rg ? l.ignoreFiles.find((rel) => fileDirs(dirOf(rel)).read && rgReadsOtherwise(`${pinnedDir ?? base}/${rel}`)) : undefined;
+    if (odd !== undefined) throw new RgUnavailable(`${show(odd)} is a symbolic link, over 1 MB or starts with a byte-order mark: ripgrep would read its rules otherwise than glob does`);
     for (const rel of l.links) consider(rel, true);
     // rg has exited: a file in a folder that provably did not change since before rg started is
     // what rg saw there; any other is re-checked through pinned folder descriptors.

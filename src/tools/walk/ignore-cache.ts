@@ -122,6 +122,17 @@ export const MEMO_MAX_PATHS = 200_000;
 export const MAX_ENTRIES = 1024;
 const MAX_TEXT_CHARS = 4 * 1024 * 1024;
 
+/**
+ * Whether the compiled rules hold one that re-includes (`!…`): read from the package's own rules
+ * when they are where this release keeps them, else from the text (a line starting with `!`, after
+ * the byte-order mark the package drops from the first: review 26).
+ */
+export function hasNegation(c: CompiledIgnore, text: string): boolean {
+  const rules = (c.ig as unknown as { _rules?: { _rules?: unknown } })._rules?._rules;
+  if (Array.isArray(rules) && rules.every((r) => typeof (r as PackageRule)?.negative === 'boolean')) return rules.some((r) => (r as PackageRule).negative);
+  return /^\uFEFF?!/m.test(text);
+}
+
 /** `maxPaths`: the memo's bound (tests give a small one). */
 export function compileIgnore(rules: string, maxPaths = MEMO_MAX_PATHS): CompiledIgnore {
   const ig = ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(rules);

@@ -1,6 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { readFdSync } from '../../workspace/safe-open.js';
-import { compileIgnore, folderTester, testIgnore, type CompiledIgnore, type IgnoreCompileCache, type IgnoreVerdict } from './ignore-cache.js';
+import { compileIgnore, folderTester, hasNegation, testIgnore, type CompiledIgnore, type IgnoreCompileCache, type IgnoreVerdict } from './ignore-cache.js';
 
 /** Ignore files read in every directory, in order: a later file's rules win (as ripgrep ranks .ignore over .gitignore). */
 export const DEFAULT_IGNORE_FILES = ['.gitignore', '.ignore'];
@@ -17,9 +17,12 @@ interface Level {
   ig: CompiledIgnore;
   /** The file's kind, its index in RG_IGNORE_FILES: a match in a higher kind wins at any depth. */
   kind: number;
+  /** The text has a line starting with `!` (a rule that re-includes). */
+  negates: boolean;
 }
 
-const HAS_RULE = /^[ \t]*[^#\s]/m;
+/** A line with a rule (not blank, not a comment), the first one perhaps after a byte-order mark, which the package drops (review 26). */
+const HAS_RULE = /^\uFEFF?[ \t]*[^#\s]/m;
 const HAS_PROC_FD = process.platform === 'linux';
 const DIR_NOFOLLOW = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
@@ -46,13 +49,23 @@ export class IgnoreStack {
   }
 
   /**
+   * Some .ignore or .rgignore level has a rule that re-includes (`!…`): it may show what a file of a
+   * weaker kind hides at any depth (a deeper file of the same kind would win over it).
+   */
+  get reIncludesOverWeaker(): boolean {
+    return this.levels.some((l) => l.negates && l.kind > 0);
+  }
+
+  /**
    * This stack plus the rules of the directory `base`: `texts[k]` is the text of the ignore file
    * RG_IGNORE_FILES[k] there, or null. Unchanged when they hold no rules.
    */
   with(base: string, texts: ReadonlyArray<string | null>): IgnoreStack {
     const add: Level[] = [];
     texts.forEach((t, kind) => {
-      if (t !== null && HAS_RULE.test(t)) add.push({ base, kind, ig: this.cache ? this.cache.get(t) : compileIgnore(t) });
+      if (t === null || !HAS_RULE.test(t)) return;
+      const ig = this.cache ? this.cache.get(t) : compileIgnore(t);
+      add.push({ base, kind, ig, negates: hasNegation(ig, t) });
     });
     return add.length ? new IgnoreStack([...this.levels, ...add], this.cache) : this;
   }
@@ -184,7 +197,26 @@ export function readIgnoreFileSync(dirPath: string, name: string): string | null
 export function rgReadsOtherwise(file: string): boolean {
   let st;
   try { st = lstatSync(file, { throwIfNoEntry: false }); } catch { return false; }
-  return !!st && (st.isSymbolicLink() || (st.isFile() && st.size > MAX_IGNORE_FILE_BYTES));
+  if (!st) return false;
+  if (st.isSymbolicLink() || (st.isFile() && st.size > MAX_IGNORE_FILE_BYTES)) return true;
+  return st.isFile() && st.size >= 3 && startsWithBom(file);
+}
+
+/**
+ * A file that starts with a UTF-8 byte-order mark: git and the `ignore` package drop it, ripgrep 13
+ * (Debian 12's) keeps it as part of the first rule (BurntSushi/ripgrep#2177; review 26).
+ */
+function startsWithBom(file: string): boolean {
+  let fd: number;
+  try { fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK); } catch { return false; }
+  try {
+    const b = Buffer.alloc(3);
+    return readSync(fd, b, 0, 3, 0) === 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The ignore files named `files` in `dirPath` (null for each it lacks), among the names the directory holds (`present`, when known). */
