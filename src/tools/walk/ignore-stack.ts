@@ -33,10 +33,11 @@ const DIR_NOFOLLOW = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NO
  * with a matching rule decides. Immutable, so sibling directories share their parent's stack.
  */
 export class IgnoreStack {
-  private readonly maxKind: number;
+  /** The levels in the order they are asked: the strongest kind first, and within a kind the deepest. */
+  private readonly ordered: readonly Level[];
 
   private constructor(private readonly levels: readonly Level[], private readonly cache: IgnoreCompileCache | undefined) {
-    this.maxKind = levels.reduce((m, l) => Math.max(m, l.kind), 0);
+    this.ordered = levels.map((l, i) => ({ l, i })).sort((a, b) => b.l.kind - a.l.kind || b.i - a.i).map(({ l }) => l);
   }
 
   /** `cache` (the workspace's) reuses compiled rules across calls; without it every stack compiles its own. */
@@ -101,17 +102,13 @@ export class IgnoreStack {
     }
     // The levels in the order ignored() asks them, each with the folder's path below its base.
     const order: Array<(key: string) => IgnoreVerdict> = [];
-    for (let kind = this.maxKind; kind >= 0; kind--) {
-      for (let i = this.levels.length - 1; i >= 0; i--) {
-        const { base, ig, kind: k } = this.levels[i]!;
-        if (k !== kind) continue;
-        let dir: string;
-        if (base === '') dir = dirRelToRoot;
-        else if (dirRelToRoot === base) dir = '';
-        else if (dirRelToRoot.startsWith(base + '/')) dir = dirRelToRoot.slice(base.length + 1);
-        else continue;
-        order.push(folderTester(ig, dir));
-      }
+    for (const { base, ig } of this.ordered) {
+      let dir: string;
+      if (base === '') dir = dirRelToRoot;
+      else if (dirRelToRoot === base) dir = '';
+      else if (dirRelToRoot.startsWith(base + '/')) dir = dirRelToRoot.slice(base.length + 1);
+      else continue;
+      order.push(folderTester(ig, dir));
     }
     return (name, isDir) => {
       if (name === '' || name.includes('/')) return this.ignored(dirRelToRoot === '' ? name : `${dirRelToRoot}/${name}`, isDir);
@@ -133,24 +130,20 @@ export class IgnoreStack {
    * whose parent is excluded".
    */
   ignored(relToRoot: string, isDir: boolean): boolean {
-    for (let kind = this.maxKind; kind >= 0; kind--) {
-      for (let i = this.levels.length - 1; i >= 0; i--) {
-        const { base, ig, kind: k } = this.levels[i]!;
-        if (k !== kind) continue;
-        let rel: string;
-        if (base === '') rel = relToRoot;
-        else if (relToRoot.startsWith(base + '/')) rel = relToRoot.slice(base.length + 1);
-        else continue;
-        if (rel === '') continue;
-        let r;
-        try {
-          r = testIgnore(ig, isDir ? rel + '/' : rel);
-        } catch {
-          continue; // a name the ignore package cannot read as a relative path: no rule applies
-        }
-        if (r.ignored) return true;
-        if (r.unignored) return false;
+    for (const { base, ig } of this.ordered) {
+      let rel: string;
+      if (base === '') rel = relToRoot;
+      else if (relToRoot.startsWith(base + '/')) rel = relToRoot.slice(base.length + 1);
+      else continue;
+      if (rel === '') continue;
+      let r;
+      try {
+        r = testIgnore(ig, isDir ? rel + '/' : rel);
+      } catch {
+        continue; // a name the ignore package cannot read as a relative path: no rule applies
       }
+      if (r.ignored) return true;
+      if (r.unignored) return false;
     }
     return false;
   }
