@@ -107,10 +107,11 @@ function scanRules(s: RuleScan, path: string): IgnoreVerdict {
 /**
  * Distinct paths one compiled set remembers before its memos are emptied (with the rule scan, each
  * parent folder is one of them, as it was in the package's own memo, emptied with it; the folder
- * testers' answers count too, each folder's map as FOLDER_MAP_ENTRIES more): ~12–15 MB at most, the
- * Linux kernel's whole tree twice over. Counting distinct paths, not tests: a glob that tests the same 10,000 paths on every
- * call keeps them all, where counting tests emptied the memo every fifth call and that call
- * paid the whole rule scan again (45–78 ms on the kernel's 158-line .gitignore).
+ * testers' answers count too, each folder's map as FOLDER_MAP_ENTRIES more): ~12–15 MB at most,
+ * the Linux kernel's whole tree twice over. Counting distinct paths, not tests: a glob that tests
+ * the same 10,000 paths on every call keeps them all, where counting tests emptied the memo every
+ * fifth call and that call paid the whole rule scan again (45–78 ms on the kernel's 158-line
+ * .gitignore).
  */
 export const MEMO_MAX_PATHS = 200_000;
 /**
@@ -186,7 +187,7 @@ export function testIgnore(c: CompiledIgnore, rel: string): IgnoreVerdict {
  * testIgnore for the entries of one folder, remembered by name: `dir` is the folder relative to the
  * rules' base ('' for the base itself); the tester takes an entry's name (one segment, no '/'), with
  * '/' after a folder's, and answers testIgnore(c, `dir/key`). A path the package refuses answers
- * NEITHER (IgnoreStack.ignored skips a level that throws). The folder is remembered by path, as
+ * NEITHER, not remembered (IgnoreStack.ignored skips a level that throws). The folder is remembered by path, as
  * every entry's parent; its entries by name in the folder's own map: a glob over a folder whose
  * names come from its record (the same strings on every call) builds and hashes no path per entry.
  */
