@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { Harness, policyFromYaml, tempDir } from '../../testing/helpers.js';
 import { helperPidForTests, resetStarterForTests } from '../../exec/starter-use.js';
 
@@ -46,12 +46,14 @@ for (const starter of ['off', 'always'] as const) {
     assert.equal(over.error?.code, 'IOError');
     assert.match(over.error!.message, /not read yet/);
     writeFileSync(`${dir}/go`, '');
-    // Once it reads, the queue drains and the cap lets the last input in.
-    let last = await h.call('process_write', { id, input: 'end' });
-    for (const until = Date.now() + 10_000; !last.ok && Date.now() < until;) {
-      await new Promise((r) => setTimeout(r, 100));
-      last = await h.call('process_write', { id, input: 'end' });
-    }
+    // Once it reads, the queue drains and the cap lets the last input in. Waited for by what the
+    // process wrote (1 MB read: the pipe holds 64 KB, so the queue is well under the cap), not by
+    // retrying the call every 100 ms: each refused call counts toward process_write's circuit
+    // breaker, which three in a row (a slow start of the drain on a loaded machine) opened.
+    const got = () => { try { return statSync(`${dir}/got`).size; } catch { return 0; } };
+    for (const until = Date.now() + 15_000; got() < MB && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(got() >= MB, `the process read ${got()} bytes`);
+    const last = await h.call('process_write', { id, input: 'end' });
     assert.equal(last.ok, true, JSON.stringify(last.error));
     let out = { output: '', status: 'running', next_offset: 0 };
     for (const until = Date.now() + 15_000; out.status === 'running' && Date.now() < until;) {
