@@ -18,6 +18,8 @@ export interface CompiledIgnore {
   readonly leaves: Map<string, Map<string, IgnoreVerdict>>;
   /** Entries in `leaves` (each folder's map counted as FOLDER_MAP_ENTRIES more); `gen` counts the times both memos were emptied; `max` bounds memo and leaves together. */
   readonly count: { leaves: number; gen: number; readonly max: number };
+  /** The rules hold one that re-includes (`!…`): hasNegation, found once per text. */
+  readonly negates: boolean;
 }
 
 /** What the scan reads of the `ignore` package's compiled rules (its own fields; checked when compiled). */
@@ -128,8 +130,8 @@ const MAX_TEXT_CHARS = 4 * 1024 * 1024;
  * when they are where this release keeps them, else from the text (a line starting with `!`, after
  * the byte-order mark the package drops from the first: review 26).
  */
-export function hasNegation(c: CompiledIgnore, text: string): boolean {
-  const rules = (c.ig as unknown as { _rules?: { _rules?: unknown } })._rules?._rules;
+function hasNegation(ig: Ignore, text: string): boolean {
+  const rules = (ig as unknown as { _rules?: { _rules?: unknown } })._rules?._rules;
   if (Array.isArray(rules) && rules.every((r) => typeof (r as PackageRule)?.negative === 'boolean')) return rules.some((r) => (r as PackageRule).negative);
   return /^\uFEFF?!/m.test(text);
 }
@@ -137,7 +139,7 @@ export function hasNegation(c: CompiledIgnore, text: string): boolean {
 /** `maxPaths`: the memo's bound (tests give a small one). */
 export function compileIgnore(rules: string, maxPaths = MEMO_MAX_PATHS): CompiledIgnore {
   const ig = ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(rules);
-  return { ig, memo: new Map(), scan: ruleScan(ig), leaves: new Map(), count: { leaves: 0, gen: 0, max: maxPaths } };
+  return { ig, memo: new Map(), scan: ruleScan(ig), leaves: new Map(), count: { leaves: 0, gen: 0, max: maxPaths }, negates: hasNegation(ig, rules) };
 }
 
 /**
@@ -195,11 +197,15 @@ export function folderTester(c: CompiledIgnore, dir: string): (key: string) => I
   const prefix = dir === '' ? '' : `${dir}/`;
   let m: Map<string, IgnoreVerdict> | undefined;
   let gen = -1;
-  return (key) => {
+  // The folder's map as the memos now hold it (emptied maps are let go, by their generation).
+  const current = () => {
     if (gen !== c.count.gen) {
       gen = c.count.gen;
       m = c.leaves.get(prefix);
     }
+  };
+  return (key) => {
+    current();
     const hit = m?.get(key);
     if (hit !== undefined) return hit;
     let v: IgnoreVerdict;
@@ -210,19 +216,13 @@ export function folderTester(c: CompiledIgnore, dir: string): (key: string) => I
       // on a very deep path must not be kept as an answer (review 25).
       return NEITHER;
     }
-    if (gen !== c.count.gen) {
-      gen = c.count.gen;
-      m = c.leaves.get(prefix);
-    }
+    current(); // the parents' tests may have emptied the memos
     bound(c, m ? 1 : 1 + FOLDER_MAP_ENTRIES);
-    if (gen !== c.count.gen || !m) {
-      gen = c.count.gen;
-      m = c.leaves.get(prefix);
-      if (!m) {
-        m = new Map<string, IgnoreVerdict>();
-        c.leaves.set(prefix, m);
-        c.count.leaves += FOLDER_MAP_ENTRIES;
-      }
+    current();
+    if (!m) {
+      m = new Map<string, IgnoreVerdict>();
+      c.leaves.set(prefix, m);
+      c.count.leaves += FOLDER_MAP_ENTRIES;
     }
     m.set(key, v);
     c.count.leaves++;

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { readFdSync } from '../../workspace/safe-open.js';
-import { compileIgnore, folderTester, hasNegation, testIgnore, type CompiledIgnore, type IgnoreCompileCache, type IgnoreVerdict } from './ignore-cache.js';
+import { compileIgnore, folderTester, testIgnore, type CompiledIgnore, type IgnoreCompileCache, type IgnoreVerdict } from './ignore-cache.js';
 
 /** Ignore files read in every directory, in order: a later file's rules win (as ripgrep ranks .ignore over .gitignore). */
 export const DEFAULT_IGNORE_FILES = ['.gitignore', '.ignore'];
@@ -17,8 +17,6 @@ interface Level {
   ig: CompiledIgnore;
   /** The file's kind, its index in RG_IGNORE_FILES: a match in a higher kind wins at any depth. */
   kind: number;
-  /** The text has a line starting with `!` (a rule that re-includes). */
-  negates: boolean;
 }
 
 /** A line with a rule (not blank, not a comment), the first one perhaps after a byte-order mark, which the package drops (review 26). */
@@ -54,7 +52,7 @@ export class IgnoreStack {
    * weaker kind hides at any depth (a deeper file of the same kind would win over it).
    */
   get reIncludesOverWeaker(): boolean {
-    return this.levels.some((l) => l.negates && l.kind > 0);
+    return this.levels.some((l) => l.ig.negates && l.kind > 0);
   }
 
   /**
@@ -64,9 +62,7 @@ export class IgnoreStack {
   with(base: string, texts: ReadonlyArray<string | null>): IgnoreStack {
     const add: Level[] = [];
     texts.forEach((t, kind) => {
-      if (t === null || !HAS_RULE.test(t)) return;
-      const ig = this.cache ? this.cache.get(t) : compileIgnore(t);
-      add.push({ base, kind, ig, negates: hasNegation(ig, t) });
+      if (t !== null && HAS_RULE.test(t)) add.push({ base, kind, ig: this.cache ? this.cache.get(t) : compileIgnore(t) });
     });
     return add.length ? new IgnoreStack([...this.levels, ...add], this.cache) : this;
   }
@@ -96,10 +92,9 @@ export class IgnoreStack {
    * for the folder, and its answers are remembered by name (folderTester).
    */
   folder(dirRelToRoot: string): (name: string, isDir: boolean) => boolean {
+    const whole = (name: string, isDir: boolean) => this.ignored(dirRelToRoot === '' ? name : `${dirRelToRoot}/${name}`, isDir);
     // A folder path the walks never give (a leading or trailing slash, a double one): asked whole.
-    if (dirRelToRoot.startsWith('/') || dirRelToRoot.endsWith('/') || dirRelToRoot.includes('//')) {
-      return (name, isDir) => this.ignored(dirRelToRoot === '' ? name : `${dirRelToRoot}/${name}`, isDir);
-    }
+    if (dirRelToRoot.startsWith('/') || dirRelToRoot.endsWith('/') || dirRelToRoot.includes('//')) return whole;
     // The levels in the order ignored() asks them, each with the folder's path below its base.
     const order: Array<(key: string) => IgnoreVerdict> = [];
     for (const { base, ig } of this.ordered) {
@@ -111,7 +106,7 @@ export class IgnoreStack {
       order.push(folderTester(ig, dir));
     }
     return (name, isDir) => {
-      if (name === '' || name.includes('/')) return this.ignored(dirRelToRoot === '' ? name : `${dirRelToRoot}/${name}`, isDir);
+      if (name === '' || name.includes('/')) return whole(name, isDir);
       const key = isDir ? `${name}/` : name;
       for (const t of order) {
         const v = t(key);
