@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
-import { buildEnv, commandHome, safePath } from './env.js';
+import { buildEnv, commandHome, realOrPlanned, safePath } from './env.js';
 
 test('safePath drops empty, relative and in-workspace entries', () => {
   const { dir, cleanup } = tempDir('tg-env-');
@@ -51,4 +52,34 @@ test('commandHome is the HOME buildEnv gives a command (env.set wins, then the s
     [{ PATH: '/bin' }, { HOME: '/srv/c' }],
   ];
   for (const [source, set] of cases) assert.equal(commandHome({ set }, source), buildEnv(source, { allow: [], set }).HOME);
+});
+
+test('realOrPlanned answers as the throwing version it replaced, for missing entries, dangling links, chains, loops and files', (t) => {
+  const { dir, cleanup } = tempDir('tg-env-rop-');
+  t.after(cleanup);
+  // The version before: every miss found by an exception (realpath, then readlink).
+  const reference = (p: string, hops = 0): string => {
+    try { return realpathSync.native(p); } catch { /* missing, dangling, a loop */ }
+    const parent = path.dirname(p);
+    if (parent === p || hops > 40) return p;
+    const joined = path.join(reference(parent, hops + 1), path.basename(p));
+    let target: string;
+    try { target = readlinkSync(joined); } catch { return joined; }
+    return reference(path.resolve(path.dirname(joined), target), hops + 1);
+  };
+  mkdirSync(`${dir}/real/deep`, { recursive: true });
+  writeFileSync(`${dir}/file`, 'x');
+  const links: Array<[string, string]> = [
+    ['toreal', 'real'], ['abs', `${dir}/real/deep`], ['dangling', 'nothere/sub'], ['chain1', 'chain2'], ['chain2', 'dangling'],
+    ['loop1', 'loop2'], ['loop2', 'loop1'], ['self', 'self'], ['tofile', 'file'], ['up', '..'], ['real/deep/back', '../../dangling'],
+  ];
+  for (const [name, target] of links) symlinkSync(target, `${dir}/${name}`);
+  const names = ['real', 'real/deep', 'file', 'missing', ...links.map(([n]) => n)];
+  // safePath hands it resolved absolute paths (no `..`: path.resolve took them out).
+  for (const name of names) for (const tail of ['', '/bin', '/a/b', '/real/deep']) {
+    const p = path.resolve(dir, name + tail);
+    assert.equal(realOrPlanned(p), reference(p), p);
+  }
+  // A missing entry under a link that dangles into a folder made later resolves where it will be.
+  assert.equal(realOrPlanned(`${dir}/chain1/bin`), `${realpathSync(dir)}/nothere/sub/bin`);
 });

@@ -1,4 +1,4 @@
-import { readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
@@ -32,14 +32,24 @@ const inside = (p: string, root: string) => p === root || p.startsWith(root.ends
  * The real path of absolute `p`; for a path that does not exist (yet), the real path of its
  * nearest existing ancestor plus the rest, following a dangling link on the way (a command may
  * make the folder it points to). Bounded: a loop ends as the path itself.
+ *
+ * Runs for every PATH entry on every command: a missing entry (npm puts several
+ * node_modules/.bin in PATH) is found by calls that do not throw (an exception costs ~5–10 µs,
+ * the call itself ~1): existsSync (false for missing, dangling or a loop, as realpath fails
+ * then) and lstat (a link or not, where readlink would throw for "not a link" and "missing").
  */
-function realOrPlanned(p: string, hops = 0): string {
-  try { return realpathSync.native(p); } catch { /* missing, dangling, a loop */ }
+export function realOrPlanned(p: string, hops = 0): string {
+  if (existsSync(p)) {
+    try { return realpathSync.native(p); } catch { /* gone since, or unreadable: as missing */ }
+  }
   const parent = path.dirname(p);
   if (parent === p || hops > 40) return p;
   const joined = path.join(realOrPlanned(parent, hops + 1), path.basename(p));
   let target: string;
-  try { target = readlinkSync(joined); } catch { return joined; }
+  try {
+    if (!lstatSync(joined, { throwIfNoEntry: false })?.isSymbolicLink()) return joined;
+    target = readlinkSync(joined);
+  } catch { return joined; }
   return realOrPlanned(path.resolve(path.dirname(joined), target), hops + 1);
 }
 
