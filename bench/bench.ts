@@ -173,15 +173,15 @@ async function globRow(g: string, root: string, tg: Connected, tgFallback: Conne
   const args = { pattern: '**/*.h', path: sub, limit: 10_000 };
   // The first call of this pattern on this server (the index reads every folder it has not seen).
   const first = (await timeRuns(1, () => callOk(tg, 'glob', args), 0))[0]!;
-  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'glob', args); n = (r.data as { total: number }).total; stopped = (r.data as { stopped: string | null }).stopped; engine = (r.data as { engine: string }).engine; });
+  const tgCall = async () => { const r = await callOk(tg, 'glob', args); n = (r.data as { total: number }).total; stopped = (r.data as { stopped: string | null }).stopped; engine = (r.data as { engine: string }).engine; };
+  // toolgate and rg take turns (as grepRow): a drift during the row falls on both.
+  const [t, b = []] = await timeInterleaved(reps, rgPath ? [tgCall, () => run(rgPath, ['--files', '-g', '*.h', sub], { cwd: root, maxBuffer: 1 << 30 })] : [tgCall]);
   const viaRg = tgRg && rgPath ? await timeRuns(reps, () => callOk(tgRg, 'glob', args)) : [];
   const fb = await timeRuns(reps, () => callOk(tgFallback, 'glob', args));
   const f = fsS && !skip.has('fs-glob') ? await timeRuns(Math.min(reps, 3), () => callOk(fsS, 'search_files', { path: path.join(root, sub), pattern: '**/*.h' }), 0) : [];
   const gb = await timeRuns(reps, () => globby('**/*.h', { cwd: path.join(root, sub), gitignore: true, followSymbolicLinks: false }));
   let note = '';
-  let b: number[] = [];
   if (rgPath) {
-    b = await timeRuns(reps, () => run(rgPath, ['--files', '-g', '*.h', sub], { cwd: root, maxBuffer: 1 << 30 }));
     // glob also returns symbolic links, which rg --files never lists: find counts those (dot-folders pruned, as glob does).
     const links = await run('find', [sub, '-mindepth', '1', '(', '-type', 'd', '-name', '.*', '-prune', ')', '-o', '-type', 'l', '-name', '*.h', '-print'], { cwd: root, maxBuffer: 1 << 30 })
       .then((r) => String(r.stdout).split('\n').filter(Boolean).length, () => 0);
@@ -198,15 +198,16 @@ async function grepRow(g: string, root: string, tg: Connected, tgFallback: Conne
   let nb = 0;
   let capped: string | null = null;
   let engine = '';
-  const t = await timeRuns(reps, async () => { const r = await callOk(tg, 'grep', args); n = (r.data as { total_files: number }).total_files; engine = (r.data as { engine: string }).engine; });
+  const tgCall = async () => { const r = await callOk(tg, 'grep', args); n = (r.data as { total_files: number }).total_files; engine = (r.data as { engine: string }).engine; };
+  // toolgate and rg take turns (ABC, CBA, …): a drift of the machine (page cache, another load)
+  // during the row falls on both sides, not on whichever ran last.
+  const rgPlain = () => run(rgPath!, ['-l', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null);
+  // Outside a git repository plain rg reads no .gitignore; toolgate does (SPEC: list_dir, glob and grep honour it).
+  const rgSame = () => run(rgPath!, ['--no-require-git', '-l', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null);
+  const [t, b = [], same = []] = await timeInterleaved(reps, rgPath ? [tgCall, rgPlain, rgSame] : [tgCall]);
   const fb = await timeRuns(reps, async () => { const r = await callOk(tgFallback, 'grep', args); nb = (r.data as { total_files: number }).total_files; capped = (r.data as { capped: string | null }).capped; });
-  let b: number[] = [];
-  let same: number[] = [];
   let note = 'filesystem server: no content search';
   if (rgPath) {
-    b = await timeRuns(reps, () => run(rgPath, ['-l', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null));
-    // Outside a git repository plain rg reads no .gitignore; toolgate does (SPEC: list_dir, glob and grep honour it).
-    same = await timeRuns(reps, () => run(rgPath, ['--no-require-git', '-l', '-F', needle, '.'], { cwd: root, maxBuffer: 1 << 30 }).catch(() => null));
     const raw = (await rgLines(['--no-require-git', '-l', '-F', needle, '.'], root)).length;
     note = `${check(`${g}: grep -l -F (default engine: ${engine})`, n, raw, 'rg -l -F')}; engine ${engine}`;
     check(`${g}: grep -l -F (built-in engine)${capped ? ` (toolgate capped: ${capped})` : ''}`, nb, raw, 'rg -l -F');
