@@ -1,5 +1,8 @@
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import os from 'node:os';
+import { plainWords } from '../shell/plain.js';
+
+export { plainWords };
 
 /**
  * A command line that is one program with plain arguments, run without bash (sandbox `none`).
@@ -8,9 +11,9 @@ import os from 'node:os';
  * fork: the program is the process bash was, leader of the same group). For a line that bash
  * would split into these same words with nothing to expand, toolgate does that exec itself and
  * saves bash's start (~0.3 ms of ~1.8 on this machine). The line qualifies only when:
- * - every word is made of characters no shell treats specially (PLAIN: no quote, backslash, `$`,
- *   backtick, glob, brace, tilde, `#`, `=`, operator or newline), so its words are exactly its
- *   space-separated pieces;
+ * - every word is made of characters no shell treats specially (plainWords, src/shell/plain.ts:
+ *   no quote, backslash, `$`, backtick, glob, brace, tilde, `#`, `=`, operator or newline), so
+ *   its words are exactly its space-separated pieces;
  * - the line does not start with `-` or `+` (bash would read it as its own options and run nothing);
  * - the program is named without a slash and is not a bash keyword or builtin (those run inside
  *   bash), except `echo` (below), and the first executable non-folder of that name in PATH is a
@@ -29,12 +32,6 @@ import os from 'node:os';
  * both take -n, -e and -E): `echo …` runs coreutils' program when PATH finds it first at
  * /usr/bin/echo or /bin/echo (another `echo` earlier in PATH is not what bash would run).
  */
-const PLAIN = /^[A-Za-z0-9_./:@%+,-]+$/;
-const NAME = /^[A-Za-z0-9_.+-]+$/;
-
-// `compgen -b; compgen -k` of bash 5.2 (a newer bash adds none that a plain word could name otherwise).
-const BASH_OWN = new Set(('. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait '
-  + 'if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc').split(' '));
 
 /** Names in the environment that change what bash does before or instead of the exec. */
 const SHELL_START = /^(BASH_ENV|ENV|SHELLOPTS|BASHOPTS|POSIXLY_CORRECT|GLOBIGNORE|CDPATH|EXECIGNORE)$|^BASH_FUNC_/;
@@ -46,20 +43,6 @@ const SHELL_START = /^(BASH_ENV|ENV|SHELLOPTS|BASHOPTS|POSIXLY_CORRECT|GLOBIGNOR
 const BASH_RESETS = /^BASH|^(IFS|PPID|OPTIND|OPTERR|PS1|PS2|PS4|RANDOM|SRANDOM|LINENO|HISTCMD|EPOCHSECONDS|EPOCHREALTIME|COMP_WORDBREAKS)$/;
 /** Variables bash rewrites when it inherits them (PWD checked against the cwd, SHLVL counted, OLDPWD dropped): bash sets them. */
 const BASH_SETS = new Set(['PWD', 'OLDPWD', 'SHLVL', '_']);
-
-/** The words of a plain command line (see above), or null. */
-export function plainWords(command: string): string[] | null {
-  // `bash -c -x` reads a LINE that starts with - or + as options (an error): it runs no program.
-  if (command.startsWith('-') || command.startsWith('+')) return null;
-  const words = command.split(/[ \t]+/).filter((w) => w !== '');
-  if (words.length === 0 || !words.every((w) => PLAIN.test(w))) return null;
-  // Only spaces and tabs between them: a newline, `;` or anything else fails PLAIN or this.
-  if (!/^[ \t]*[^ \t]+(?:[ \t]+[^ \t]+)*[ \t]*$/.test(command)) return null;
-  const name = words[0]!;
-  if (!NAME.test(name)) return null;
-  if (name === 'echo') return words.slice(1).some((w) => w === '--help' || w === '--version') ? null : words;
-  return BASH_OWN.has(name) ? null : words;
-}
 
 /**
  * The first executable regular file named `name` in `pathValue`'s absolute entries, as bash's PATH

@@ -1,0 +1,26 @@
+/**
+ * A plain command line: one program with plain arguments, words no shell treats specially. Two
+ * fast paths read it without bash or its grammar: the direct exec (src/exec/direct.ts, which says
+ * what qualifies and why) and the command analysis (analyze.ts: the same words tree-sitter finds).
+ */
+const PLAIN = /^[A-Za-z0-9_./:@%+,-]+$/;
+const NAME = /^[A-Za-z0-9_.+-]+$/;
+
+// `compgen -b; compgen -k` of bash 5.2 (a newer bash adds none that a plain word could name otherwise).
+const BASH_OWN = new Set(('. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait '
+  + 'if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc').split(' '));
+
+/** The words of a plain command line (see above), or null. */
+export function plainWords(command: string): string[] | null {
+  // `bash -c -x` reads a LINE that starts with - or + as options (an error): it runs no program.
+  if (command.startsWith('-') || command.startsWith('+')) return null;
+  const words = command.split(/[ \t]+/).filter((w) => w !== '');
+  if (words.length === 0 || !words.every((w) => PLAIN.test(w))) return null;
+  // Only spaces and tabs between them: a newline, `;` or anything else fails PLAIN or this.
+  if (!/^[ \t]*[^ \t]+(?:[ \t]+[^ \t]+)*[ \t]*$/.test(command)) return null;
+  const name = words[0]!;
+  if (!NAME.test(name)) return null;
+  if (name === 'echo') return words.slice(1).some((w) => w === '--help' || w === '--version') ? null : words;
+  return BASH_OWN.has(name) ? null : words;
+}
+
