@@ -6,7 +6,7 @@ import { Helper } from './starter.js';
  * Why it exists: on Linux libuv starts a child with fork(), which copies the server's page
  * tables on its only JavaScript thread — measured, spawn() itself blocked 0.9 ms in a 50 MB
  * Node process and 3.9 ms in a 110–140 MB server. rg (src/tools/grep/rg-spawn.ts) and commands
- * (run.ts) are started by the small helper instead once the server is big enough.
+ * (run.ts) are started by the small helper instead (rg once the server is big enough).
  * TOOLGATE_STARTER=off turns it off; =always uses it at any size (tests). Only on Linux.
  */
 
@@ -16,10 +16,10 @@ let helperFailures = 0;
 const MAX_HELPER_FAILURES = 3;
 
 /**
- * Below this resident set the server starts children itself: a fork from it costs about what the
+ * Below this resident set the server starts rg itself: a fork from it costs about what the
  * round trip through the starter does (measured: grep on a 10-file folder 5.3 ms direct, 5.6
  * through the starter at 77 MB; at 180 MB the starter saves 1.3–1.9 ms and all of the fork's
- * 1.3 ms of the server's CPU). A server that never grows this large never starts the starter.
+ * 1.3 ms of the server's CPU). Commands go through the starter at any size (run.ts, viaStarter).
  */
 export const HELPER_MIN_RSS = 96 * 1024 * 1024;
 

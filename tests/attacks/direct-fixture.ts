@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { helperPidForTests } from '../../src/exec/starter-use.js';
 
 const ALLOW = 'commands: { prefer_tools: false }\nrules:\n  - tool: run_command\n    decision: allow\n';
 export type Ran = { output: string; exit_code: number | null };
@@ -23,7 +24,12 @@ export function directPair(set: Record<string, string> | ((ws: string) => Record
   };
   const direct = new Harness([ws], { policy: policyFromYaml(yaml({})), stateDir: path.join(t.dir, 's1') });
   const viaBash = new Harness([ws], { policy: policyFromYaml(yaml({ OLDPWD: '/nonexistent-tg' })), stateDir: path.join(t.dir, 's2') });
+  // A server's first command runs directly while the starter starts (src/exec/run.ts, viaStarter),
+  // through bash with the mark's wrapper, which bash shows in BASH_EXECUTION_STRING; every later one
+  // goes through the starter. Both servers share this process's starter: it is ready before either runs.
+  let starter: Promise<unknown> | undefined;
   const run = async (h: Harness, command: string): Promise<Ran> => {
+    await (starter ??= helperPidForTests());
     const env = await h.call('run_command', { command });
     const d = env.data as Ran | null;
     assert.ok(d, `${command}: ${JSON.stringify(env.error)}`);
