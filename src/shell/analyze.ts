@@ -3,7 +3,7 @@ import { fileEffects, findStarts, runsCodeFromText, type FileRef } from './effec
 import { skipOptions } from './options.js';
 import type { ShellParser } from './parser.js';
 import { collectCommands, type RawCommand } from './walk.js';
-import { plainWords } from './plain.js';
+import { plainCommand } from './plain.js';
 import { CODE_VAR_NAMES, envCodeRisk, HARDENING_VAR, nameRisk } from './names.js';
 import { LAUNCHERS, SAFE_SHELL_FLAGS, SHELLS, WRAPPERS, XARGS } from './wrappers.js';
 
@@ -94,19 +94,6 @@ export function analyzeCommand(parser: ShellParser, text: string, depth = 0): An
     return { parts: [{ words: [unknown(text.slice(0, 200))], text: text.slice(0, 200), deny_reason: 'the command is too deeply nested to analyse' }], files: [], dirs: [] };
   }
   return out;
-}
-
-/**
- * A plain line (plainWords: one program, words of characters no shell treats specially, spaces
- * and tabs between them) read without the grammar: the one simple command tree-sitter finds in
- * it, the same object collectCommands makes (a test compares them over a generated corpus).
- * Most lines an agent runs (`git status`, `npm test`) are plain; the grammar's parse and walk
- * cost ~20 µs of a warm call and several times that in a server between calls.
- */
-export function plainCommand(text: string): RawCommand[] | null {
-  const words = plainWords(text);
-  if (!words) return null;
-  return [{ assigns: [], words: words.map((w) => ({ text: w, literal: true })), redirects: [], text: text.replace(/^[ \t]+|[ \t]+$/g, '') }];
 }
 
 function judgeRaw(parser: ShellParser, raw: RawCommand, depth: number, out: Analysis): void {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { analyzeCommand, plainCommand } from './analyze.js';
+import { analyzeCommand } from './analyze.js';
 import { loadShellParser } from './parser.js';
-import { plainWords } from './plain.js';
+import { plainCommand, plainWords } from './plain.js';
 import { collectCommands } from './walk.js';
 
 // A small seeded generator: the same corpus every run.
