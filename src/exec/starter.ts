@@ -2,43 +2,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { killTree, procStartTime } from './kill.js';
-import type { StdinSpec } from './run.js';
 import { HELPER_NODE_ARGS, HELPER_SOURCE, STARTER_TITLE, type HelperMsg } from './starter-program.js';
 import { childStdio, leakyChannelFd, withoutChannel } from './inherited-fds.js';
+import type { CommandSpawnOptions, RgChild, RgSpawnOptions } from './starter-types.js';
 
 export { STARTER_TITLE };
+export type { CommandSpawnOptions, RgChild, RgSpawnOptions };
 
 /**
  * The server's side of the starter process's channel (its program: starter-program.ts):
  * one HelperChild per rg or command it started. When and whether it is used:
  * starter-use.ts (lifecycle, commands) and src/tools/grep/rg-spawn.ts (rg).
  */
-
-/** What callers use of a started rg: the subset of ChildProcess they need. */
-export interface RgChild {
-  /** rg's process id, once known (through the helper, one message later than the start). */
-  readonly pid: number | undefined;
-  readonly stdout: { on(ev: 'data', cb: (chunk: Buffer) => void): unknown };
-  readonly stderr: { on(ev: 'data', cb: (chunk: Buffer) => void): unknown } | null;
-  /** SIGKILL, also when called before the pid is known. */
-  kill(): void;
-  on(ev: 'error', cb: (e: NodeJS.ErrnoException) => void): this;
-  on(ev: 'close', cb: (code: number | null, signal: NodeJS.Signals | null) => void): this;
-  on(ev: 'spawn', cb: (pid: number) => void): this;
-}
-
-/** A command started through the helper (run.ts): its own session, this environment, these stdin bytes. */
-export interface CommandSpawnOptions {
-  cwd: string;
-  env: Record<string, string>;
-  stdin: StdinSpec | null; // null: no stdin
-  argv0?: string; // when it is not `bin` (a program exec'd as bash would: by the name it was called)
-}
-
-export interface RgSpawnOptions {
-  cwd: string; // rg's working directory; never a /proc/self path (the helper would read its own)
-  stderr: boolean; // collect stderr (else it is discarded)
-}
 
 /**
  * How long the helper may owe an answer (a start, or an exit after a kill) while nothing at all
@@ -251,6 +226,7 @@ export class Helper {
   /** Ended by stop() (not a failure); found wedged (unresponsive), not merely gone. */
   private stopping = false;
   private silent = false;
+  private why = `the starter process (${STARTER_TITLE}) exited`; // set by die(), for a run handed to it after
 
   /** `onDie(unexpected)`: called once when it dies; unexpected unless stop() ended it. */
   constructor(private readonly onDie: (unexpected: boolean) => void) {
@@ -291,6 +267,9 @@ export class Helper {
   /** A new run, tracked until it ends; while one is in flight the channel keeps the event loop alive (its answer must arrive). */
   private track(wantStderr: boolean, command: boolean): HelperChild {
     const run = new HelperChild(this.nextId++, this, wantStderr, command);
+    // Died since the caller chose it (launch() awaits the sandbox's masks in between): die() failed
+    // the runs it knew and send() drops this one's message, so no answer would ever come.
+    if (this.dead) { queueMicrotask(() => run.fail('EHELPER', `${this.why} before the start`)); return run; }
     this.runs.set(run.id, run);
     if (this.runs.size === 1) this.proc.channel?.ref();
     return run;
@@ -326,7 +305,8 @@ export class Helper {
     this.dead = true;
     this.ready = false;
     this.onDie(!this.stopping);
-    const why = this.silent ? `the starter process (${STARTER_TITLE}) did not answer for ${HELPER_ANSWER_MS / 1000} s, or ${HELPER_ANSWER_LOOKS * HELPER_ANSWER_MS / 1000} s while it said other things (stopped?), and was killed` : `the starter process (${STARTER_TITLE}) exited while what it started ran`;
+    this.why = this.silent ? `the starter process (${STARTER_TITLE}) did not answer for ${HELPER_ANSWER_MS / 1000} s, or ${HELPER_ANSWER_LOOKS * HELPER_ANSWER_MS / 1000} s while it said other things (stopped?), and was killed` : `the starter process (${STARTER_TITLE}) exited`;
+    const why = this.silent ? this.why : `${this.why} while what it started ran`;
     for (const run of [...this.runs.values()]) queueMicrotask(() => run.fail('EHELPER', why));
     try { this.proc.kill('SIGKILL'); } catch { /* gone */ }
   }
