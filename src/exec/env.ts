@@ -28,35 +28,69 @@ export function isSecretName(name: string): boolean {
 
 const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
 
+/** Paths that name the process that looks (its cwd, its descriptors): for a command, its own, in the workspace. */
+const PER_PROCESS = /^\/(proc\/(self|thread-self)|dev\/(fd|stdin|stdout|stderr))(\/|$)/;
+
 /**
- * The real path of absolute `p`; for a path that does not exist (yet), the real path of its
+ * The real path of absolute `p` as the kernel reads it (`..` after a link is the parent of the
+ * link's target, not of the link); for a path that does not exist (yet), the real path of its
  * nearest existing ancestor plus the rest, following a dangling link on the way (a command may
- * make the folder it points to). Bounded: a loop ends as the path itself.
+ * make the folder it points to). Null when a link met on the way names a per-process path
+ * (PER_PROCESS). After 40 links, the kernel's limit (a loop: nothing runs through it), the path
+ * itself.
  *
  * Runs for every PATH entry on every command: a missing entry (npm puts several
  * node_modules/.bin in PATH) is found by calls that do not throw (an exception costs ~5–10 µs,
- * the call itself ~1): existsSync (false for missing, dangling or a loop, as realpath fails
- * then) and lstat (a link or not, where readlink would throw for "not a link" and "missing").
+ * the call itself ~1): existsSync (false for missing, dangling, a loop or a path too long, as
+ * realpath fails then) and lstat (a link or not, where readlink would throw for "not a link" and
+ * "missing"). A loop, not recursion: an entry may have thousands of components.
  */
-export function realOrPlanned(p: string, hops = 0): string {
-  if (existsSync(p)) {
-    try { return realpathSync.native(p); } catch { /* gone since, or unreadable: as missing */ }
+export function realOrPlanned(p: string): string | null {
+  let cur = p;
+  for (let links = 0; ;) {
+    // The nearest ancestor that exists, by its real path; the components below it in `tail`, last first.
+    const tail: string[] = [];
+    let base = cur;
+    let real = base;
+    for (;;) {
+      if (existsSync(base)) {
+        try { real = realpathSync.native(base); break; } catch { /* gone since, or unreadable: as missing */ }
+      }
+      const parent = path.dirname(base);
+      if (parent === base) { real = base; break; }
+      tail.push(path.basename(base));
+      base = parent;
+    }
+    let next: string | null = null;
+    for (let i = tail.length - 1; i >= 0 && next === null; i--) {
+      const name = tail[i]!;
+      if (name === '.' || name === '') continue;
+      if (name === '..') { real = path.dirname(real); continue; }
+      const joined = real === '/' ? `/${name}` : `${real}/${name}`;
+      let target: string | null = null;
+      try {
+        if (lstatSync(joined, { throwIfNoEntry: false })?.isSymbolicLink()) target = readlinkSync(joined);
+      } catch { /* unreadable, too long: as not a link */ }
+      if (target === null) { real = joined; continue; }
+      if (PER_PROCESS.test(target)) return null;
+      if (++links > 40) return p;
+      // The link's target in its folder, then the rest of the path, read again from the top.
+      const rest = tail.slice(0, i).reverse().join('/');
+      const at = target.startsWith('/') ? target : `${real}/${target}`;
+      next = rest ? `${at}/${rest}` : at;
+    }
+    if (next === null) return real;
+    cur = next;
   }
-  const parent = path.dirname(p);
-  if (parent === p || hops > 40) return p;
-  const joined = path.join(realOrPlanned(parent, hops + 1), path.basename(p));
-  let target: string;
-  try {
-    if (!lstatSync(joined, { throwIfNoEntry: false })?.isSymbolicLink()) return joined;
-    target = readlinkSync(joined);
-  } catch { return joined; }
-  return realOrPlanned(path.resolve(path.dirname(joined), target), hops + 1);
 }
 
 /**
  * PATH without the entries a command line could plant programs in: empty and relative entries
- * (they name the cwd) and any directory inside a workspace root (node_modules/.bin, ./bin…),
- * compared before and after resolving symlinks (for an entry not made yet, as far as they go).
+ * (they name the cwd), per-process ones (`/proc/self/cwd/bin` is the command's own cwd) and any
+ * directory inside a workspace root (node_modules/.bin, ./bin…), compared before and after
+ * resolving symlinks as the kernel does (for an entry not made yet, as far as they go). A link
+ * to a per-process path is found only where the entry does not exist yet: realpath reads an
+ * existing one as the server, whose cwd is not the command's.
  */
 export function safePath(value: string | undefined, roots: string[]): string {
   const real = (p: string) => { try { return realpathSync.native(p); } catch { return p; } };
@@ -65,9 +99,10 @@ export function safePath(value: string | undefined, roots: string[]): string {
   const kept = [...new Set((value ?? '').split(':'))].filter((e) => {
     if (!e || !path.isAbsolute(e)) return false;
     const abs = path.resolve(e);
-    if (rootsReal.some((r) => inside(abs, r))) return false;
-    const resolved = realOrPlanned(abs);
-    return !rootsReal.some((r) => inside(resolved, r));
+    if (PER_PROCESS.test(abs) || rootsReal.some((r) => inside(abs, r))) return false;
+    // The entry as written: `..` after a link is not `path.resolve`'s.
+    const resolved = realOrPlanned(e);
+    return resolved !== null && !rootsReal.some((r) => inside(resolved, r));
   });
   return kept.length ? kept.join(':') : DEFAULT_PATH;
 }

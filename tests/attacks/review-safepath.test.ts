@@ -1,0 +1,103 @@
+// Review 27 (helper-75): PATH entries bash resolves into a workspace root (checked with bash
+// itself: a program planted in the workspace runs by its bare name) that safePath kept: `..` read
+// lexically after a link (in the entry, and in a dangling link's target), a missing entry more than
+// 41 folders deep (the old bound counted folders, not links), /proc/self/cwd (the command's own
+// cwd); and an entry longer than PATH_MAX that links shorten, which glibc's realpath resolved.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { realOrPlanned, safePath } from '../../src/exec/env.js';
+import { tempDir } from '../../src/testing/helpers.js';
+
+/** The version before 0c2f20f (as in src/exec/env.test.ts): glibc's realpath first. */
+const reference = (p: string, hops = 0): string => {
+  try { return realpathSync.native(p); } catch { /* missing, dangling, a loop */ }
+  const parent = path.dirname(p);
+  if (parent === p || hops > 40) return p;
+  const joined = path.join(reference(parent, hops + 1), path.basename(p));
+  let target: string;
+  try { target = readlinkSync(joined); } catch { return joined; }
+  return reference(path.resolve(path.dirname(joined), target), hops + 1);
+};
+
+function lab(t: { after: (f: () => void) => void }) {
+  const { dir, cleanup } = tempDir('tg-safepath-');
+  t.after(cleanup);
+  const ws = `${dir}/ws`;
+  const out = `${dir}/out`;
+  mkdirSync(`${ws}/sub/bin`, { recursive: true });
+  mkdirSync(out);
+  return { dir, ws, out };
+}
+/** Plants `tgplanted` in `folder` (in the workspace) and runs it by name with PATH=entry, as a command would. */
+function bashRunsPlanted(entry: string, folder: string, cwd = '/'): boolean {
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(`${folder}/tgplanted`, '#!/bin/sh\necho PLANTED\n');
+  chmodSync(`${folder}/tgplanted`, 0o755);
+  const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', 'tgplanted'], { env: { PATH: entry }, cwd, encoding: 'utf8' });
+  rmSync(`${folder}/tgplanted`);
+  return r.stdout === 'PLANTED\n';
+}
+const keeps = (entry: string, ws: string) => safePath(`${entry}:/usr/bin`, [ws]).split(':').includes(entry);
+
+test('`..` after a link into the workspace: bash resolves it there, and so does safePath (not path.resolve\'s lexical `..`)', (t) => {
+  const { ws, out } = lab(t);
+  symlinkSync(`${ws}/sub`, `${out}/l`);
+  const entry = `${out}/l/../tools`; // the kernel: ws/sub/.. = ws, so ws/tools
+  assert.equal(bashRunsPlanted(entry, `${ws}/tools`), true, 'oracle: bash runs the planted program');
+  assert.equal(keeps(entry, ws), false, `safePath kept ${entry}`);
+});
+
+test('a dangling link whose target climbs with `..` out of a link into the workspace: dropped (the target is read as the kernel reads it)', (t) => {
+  const { ws, out } = lab(t);
+  mkdirSync(`${out}/d`);
+  symlinkSync(`${ws}/sub/bin`, `${out}/d/deep`);
+  symlinkSync('deep/../../planned', `${out}/d/l`); // the kernel: ws/sub/bin/../../planned = ws/planned (not made yet)
+  const entry = `${out}/d/l/bin`;
+  assert.equal(keeps(entry, ws), false, `safePath kept ${entry} (realOrPlanned says ${realOrPlanned(entry)})`);
+  // The same line can make the folder and run a program from it (safePath ran before the line).
+  assert.equal(bashRunsPlanted(entry, `${ws}/planned/bin`), true, 'oracle: once made, bash runs the planted program');
+});
+
+test('a missing entry more than 41 folders deep under a link into the workspace: dropped (only links count toward the bound)', (t) => {
+  const { ws, out } = lab(t);
+  symlinkSync(ws, `${out}/tows`);
+  const tail = `${'x/'.repeat(45)}bin`;
+  const entry = `${out}/tows/${tail}`;
+  assert.equal(keeps(entry, ws), false, `safePath kept ${entry.slice(0, 80)}…`);
+  assert.equal(bashRunsPlanted(entry, `${ws}/${tail}`), true, 'oracle: once made, bash runs the planted program');
+});
+
+test('/proc/self/cwd is the command\'s cwd (always in a workspace root), not the server\'s', (t) => {
+  const { ws } = lab(t);
+  assert.notEqual(process.cwd(), ws);
+  const entry = '/proc/self/cwd/bin';
+  assert.equal(bashRunsPlanted(entry, `${ws}/bin`, ws), true, 'oracle: bash in the workspace runs the planted program');
+  assert.equal(keeps(entry, ws), false, 'safePath kept /proc/self/cwd/bin');
+});
+
+test('an entry longer than PATH_MAX that links shorten resolves as glibc\'s realpath resolves it', (t) => {
+  const { ws, out } = lab(t);
+  const L = 'L'.repeat(250);
+  symlinkSync('.', `${out}/${L}`);
+  mkdirSync(`${out}/${'a/'.repeat(45)}`, { recursive: true });
+  symlinkSync(ws, `${out}/${'a/'.repeat(45)}ws`);
+  const p = `${out}/${(L + '/').repeat(17)}${'a/'.repeat(45)}ws`; // 4,3xx characters
+  assert.equal(reference(p), realpathSync.native(ws));
+  assert.equal(realOrPlanned(p), reference(p));
+  assert.equal(keeps(p, ws), false);
+});
+
+test('a link to a per-process path met on the way drops the entry; an entry of 20,000 folders is walked without recursion', (t) => {
+  const { ws, out } = lab(t);
+  mkdirSync(`${out}/m`);
+  symlinkSync('/proc/self/cwd/tools', `${out}/m/dangling`);
+  // Not made yet in the server's cwd: the walk meets the link's target (for a command: its cwd, in the
+  // workspace). A link to an existing per-process path is read by realpath as the server's: not found.
+  assert.equal(keeps(`${out}/m/dangling/bin`, ws), false);
+  const deep = `${out}/${'d/'.repeat(20_000)}bin`;
+  assert.equal(keeps(deep, ws), true);
+  assert.equal(keeps(`${out}/tows-missing/${'d/'.repeat(20_000)}bin`, ws), true);
+});
