@@ -14,7 +14,8 @@ export { plainWords };
  * - every word is made of characters no shell treats specially (plainWords, src/shell/plain.ts:
  *   no quote, backslash, `$`, backtick, glob, brace, tilde, `#`, `=`, operator or newline), so
  *   its words are exactly its space-separated pieces;
- * - the line does not start with `-` or `+` (bash would read it as its own options and run nothing);
+ * - the program's name does not start with `-` or `+` (at the line's start bash reads it as its own
+ *   options and runs nothing; after blanks the grammar misreads some such lines);
  * - the program is named without a slash and is not a bash keyword or builtin (those run inside
  *   bash), except `echo` (below), and the first executable non-folder of that name in PATH is a
  *   regular file the kernel execs as it is (kernelExecs: an ELF of this machine, or a `#!` script
