@@ -34,7 +34,7 @@ Environment:
   TOOLGATE_RG         off: grep and glob use their built-in engines; /path/to/rg: that ripgrep binary
   TOOLGATE_STARTER    off: start rg and commands directly from the server instead of through
                       its small starter process (Linux; commands from the second on, rg once
-                      the server holds 96 MB: a fork's cost grows with the memory that forks)
+                      it runs or the server holds 96 MB: a fork costs more in a bigger process)
   TOOLGATE_GLOB_ENGINE  how glob lists a big folder: index (default: each folder's entries
                       remembered, re-checked by one look at the folder), ripgrep (rg --files),
                       walker (the built-in walker, reading every folder)

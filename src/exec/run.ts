@@ -46,10 +46,10 @@ interface ChildLike {
 
 /**
  * Whether a command starts through the starter: at any size of this server (starter-use.ts; rg
- * waits for HELPER_MIN_RSS and a rate). A fork of the server copies its page tables, ~75 MB right
- * after start: measured on 2 cores, `echo hi` over stdio took 2.8 ms through the starter and
- * 3.4 ms forked from the server (p50 of 1,200, 75–107 MB). The first command launches it and runs
- * directly; a server that runs no command never starts it.
+ * uses it once it runs, or launches it at HELPER_MIN_RSS and a rate). A fork of the server copies
+ * its page tables, ~75 MB right after start: measured on 2 cores, `echo hi` over stdio took 2.8 ms
+ * through the starter and 3.4 ms forked from the server (p50 of 1,200, 75–107 MB). The first
+ * command launches it and runs directly; a server that runs no command never starts it.
  */
 export function viaStarter(): Helper | null {
   if (starterSetting() === 'off') return null;

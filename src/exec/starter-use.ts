@@ -6,7 +6,7 @@ import { Helper } from './starter.js';
  * Why it exists: on Linux libuv starts a child with fork(), which copies the server's page
  * tables on its only JavaScript thread — measured, spawn() itself blocked 0.9 ms in a 50 MB
  * Node process and 3.9 ms in a 110–140 MB server. rg (src/tools/grep/rg-spawn.ts) and commands
- * (run.ts) are started by the small helper instead (rg once the server is big enough).
+ * (run.ts) are started by the small helper instead (rg once it runs or the server is big enough).
  * TOOLGATE_STARTER=off turns it off; =always uses it at any size (tests). Only on Linux.
  */
 
