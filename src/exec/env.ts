@@ -28,81 +28,83 @@ export function isSecretName(name: string): boolean {
 
 const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
 
-/** Paths that name the process that looks (its cwd, its descriptors): for a command, its own, in the workspace. */
-const PER_PROCESS = /^\/(proc\/(self|thread-self)|dev\/(fd|stdin|stdout|stderr))(\/|$)/;
+const DOTS = /(^|\/)\.\.?(\/|$)/;
+/** Linux's limit on a path a system call takes (bytes, with its NUL). */
+const PATH_MAX = 4096;
+
+/** Names in /dev that are the process's own descriptors (for a command: its own). */
+const OWN_DEV = new Set(['fd', 'stdin', 'stdout', 'stderr']);
 
 /**
- * The real path of absolute `p` as the kernel reads it (`..` after a link is the parent of the
- * link's target, not of the link); for a path that does not exist (yet), the real path of its
- * nearest existing ancestor plus the rest, following a dangling link on the way (a command may
- * make the folder it points to). Null when a link met on the way names a per-process path
- * (PER_PROCESS). After 40 links, the kernel's limit (a loop: nothing runs through it), the path
- * itself.
+ * Where the kernel (bash's PATH search) finds programs for absolute `p`, walked a name at a time
+ * from `/` as the kernel walks it (`..` after a link is the parent of the link's target); for a
+ * path that does not exist (yet), as if its missing folders were made as plain folders. Null when
+ * a command could change the answer: a name is looked up in a folder `changeable` says a command
+ * may change (one inside a workspace root), or in /proc (a command's /proc/self and its own pids'
+ * cwd are in the workspace; bwrap gives it pids 1 and 2), or is one of /dev's descriptors. After
+ * 40 links, the kernel's limit (a loop: nothing runs through it), the path itself.
  *
- * Runs for every PATH entry on every command: a missing entry (npm puts several
- * node_modules/.bin in PATH) is found by calls that do not throw (an exception costs ~5–10 µs,
- * the call itself ~1): existsSync (false for missing, dangling, a loop or a path too long, as
- * realpath fails then) and lstat (a link or not, where readlink would throw for "not a link" and
- * "missing"). A loop, not recursion: an entry may have thousands of components.
+ * Runs for every PATH entry on every command. Most are taken by one realpath (below); the rest
+ * (a link or a `.`/`..` on the way, or missing, as npm's node_modules/.bin often are) by an lstat
+ * per name, which does not throw for a missing one (an exception costs ~5–10 µs, the call ~1),
+ * and a readlink per link. A loop, not recursion: an entry may have thousands of names.
  */
-export function realOrPlanned(p: string): string | null {
-  let cur = p;
-  for (let links = 0; ;) {
-    // The nearest ancestor that exists, by its real path; the components below it in `tail`, last first.
-    const tail: string[] = [];
-    let base = cur;
-    let real = base;
-    for (;;) {
-      if (existsSync(base)) {
-        try { real = realpathSync.native(base); break; } catch { /* gone since, or unreadable: as missing */ }
+export function realOrPlanned(p: string, changeable: (dir: string) => boolean = () => false): string | null {
+  let names: string[] | null = null; // a stack: the next name last
+  let real = '/';
+  let links = 0;
+  // The longest existing prefix whose real path is itself went through no link: only its own
+  // folders were looked in, and one realpath says so. The walk starts below it (not in /proc).
+  if (!DOTS.test(p) && Buffer.byteLength(p) < PATH_MAX) {
+    const rest: string[] = [];
+    let base = path.resolve(p);
+    while (base !== '/' && !existsSync(base)) { rest.push(path.basename(base)); base = path.dirname(base); }
+    try {
+      if (base !== '/proc' && !base.startsWith('/proc/') && realpathSync.native(base) === base) {
+        if (changeable(base)) return null;
+        real = base;
+        names = rest;
       }
-      const parent = path.dirname(base);
-      if (parent === base) { real = base; break; }
-      tail.push(path.basename(base));
-      base = parent;
-    }
-    let next: string | null = null;
-    for (let i = tail.length - 1; i >= 0 && next === null; i--) {
-      const name = tail[i]!;
-      if (name === '.' || name === '') continue;
-      if (name === '..') { real = path.dirname(real); continue; }
-      const joined = real === '/' ? `/${name}` : `${real}/${name}`;
-      let target: string | null = null;
-      try {
-        if (lstatSync(joined, { throwIfNoEntry: false })?.isSymbolicLink()) target = readlinkSync(joined);
-      } catch { /* unreadable, too long: as not a link */ }
-      if (target === null) { real = joined; continue; }
-      if (PER_PROCESS.test(target)) return null;
-      if (++links > 40) return p;
-      // The link's target in its folder, then the rest of the path, read again from the top.
-      const rest = tail.slice(0, i).reverse().join('/');
-      const at = target.startsWith('/') ? target : `${real}/${target}`;
-      next = rest ? `${at}/${rest}` : at;
-    }
-    if (next === null) return real;
-    cur = next;
+    } catch { /* walked from the top */ }
   }
+  names ??= p.split('/').reverse();
+  while (names.length > 0) {
+    const name = names.pop()!;
+    if (name === '' || name === '.') continue;
+    if (name === '..') { real = path.dirname(real); continue; }
+    if (real === '/proc' || (real === '/dev' && OWN_DEV.has(name)) || changeable(real)) return null;
+    const joined = real === '/' ? `/${name}` : `${real}/${name}`;
+    // No system call takes a path this long: what the kernel reaches there (through links, it can)
+    // cannot be looked at from here. Such an entry is dropped.
+    if (joined.length >= PATH_MAX / 4 && Buffer.byteLength(joined) >= PATH_MAX) return null;
+    let target: string | null = null;
+    try {
+      if (lstatSync(joined, { throwIfNoEntry: false })?.isSymbolicLink()) target = readlinkSync(joined);
+    } catch { /* unreadable, too long: as not a link */ }
+    if (target === null) { real = joined; continue; }
+    if (++links > 40) return p;
+    // The target, in the link's folder (or from the top), then the names after the link.
+    if (target.startsWith('/')) real = '/';
+    for (const n of target.split('/').reverse()) names.push(n);
+  }
+  return changeable(real) ? null : real;
 }
 
 /**
  * PATH without the entries a command line could plant programs in: empty and relative entries
- * (they name the cwd), per-process ones (`/proc/self/cwd/bin` is the command's own cwd) and any
- * directory inside a workspace root (node_modules/.bin, ./bin…), compared before and after
- * resolving symlinks as the kernel does (for an entry not made yet, as far as they go). A link
- * to a per-process path is found only where the entry does not exist yet: realpath reads an
- * existing one as the server, whose cwd is not the command's.
+ * (they name the cwd), and any whose programs are found in a workspace root (node_modules/.bin,
+ * ./bin…) or through one: compared as written, then walked as the kernel walks it (realOrPlanned:
+ * a link in the workspace is the command's to re-point, a per-process path its own).
  */
 export function safePath(value: string | undefined, roots: string[]): string {
   const real = (p: string) => { try { return realpathSync.native(p); } catch { return p; } };
   const rootsReal = roots.flatMap((r) => [path.resolve(r), real(r)]);
+  const inRoot = (p: string) => rootsReal.some((r) => inside(p, r));
   // Each entry once (a PATH often repeats some), and resolved once for all roots.
   const kept = [...new Set((value ?? '').split(':'))].filter((e) => {
-    if (!e || !path.isAbsolute(e)) return false;
-    const abs = path.resolve(e);
-    if (PER_PROCESS.test(abs) || rootsReal.some((r) => inside(abs, r))) return false;
-    // The entry as written: `..` after a link is not `path.resolve`'s.
-    const resolved = realOrPlanned(e);
-    return resolved !== null && !rootsReal.some((r) => inside(resolved, r));
+    // bash joins entry/name, and the kernel refuses a path of PATH_MAX bytes or more: unusable.
+    if (!e || !path.isAbsolute(e) || Buffer.byteLength(e) >= PATH_MAX) return false;
+    return !inRoot(path.resolve(e)) && realOrPlanned(e, inRoot) !== null;
   });
   return kept.length ? kept.join(':') : DEFAULT_PATH;
 }
