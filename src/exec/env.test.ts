@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Harness, policyFromYaml, tempDir } from '../testing/helpers.js';
+import { glibcRealOrPlanned } from '../testing/path-oracles.js';
 import { buildEnv, commandHome, realOrPlanned, safePath } from './env.js';
 
 test('safePath drops empty, relative and in-workspace entries', () => {
@@ -58,15 +59,7 @@ test('realOrPlanned answers as the throwing version it replaced, for missing ent
   const { dir, cleanup } = tempDir('tg-env-rop-');
   t.after(cleanup);
   // The version before: every miss found by an exception (realpath, then readlink).
-  const reference = (p: string, hops = 0): string => {
-    try { return realpathSync.native(p); } catch { /* missing, dangling, a loop */ }
-    const parent = path.dirname(p);
-    if (parent === p || hops > 40) return p;
-    const joined = path.join(reference(parent, hops + 1), path.basename(p));
-    let target: string;
-    try { target = readlinkSync(joined); } catch { return joined; }
-    return reference(path.resolve(path.dirname(joined), target), hops + 1);
-  };
+  const reference = glibcRealOrPlanned;
   mkdirSync(`${dir}/real/deep`, { recursive: true });
   writeFileSync(`${dir}/file`, 'x');
   const links: Array<[string, string]> = [

@@ -5,11 +5,9 @@
 // planted in the workspace by its bare name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { safePath } from '../../src/exec/env.js';
+import { mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
+import { bashRunsPlanted, keepsEntry } from '../../src/testing/path-oracles.js';
 import { detectBwrap } from '../../src/exec/sandbox.js';
 
 function lab(t: { after: (f: () => void) => void }) {
@@ -21,16 +19,7 @@ function lab(t: { after: (f: () => void) => void }) {
   mkdirSync(ws); mkdirSync(out);
   return { ws, out };
 }
-/** Plants `tgplanted` in `folder` and runs it by name with PATH=entry from `cwd`, as a command would. */
-function bashRunsPlanted(entry: string, folder: string, cwd: string): boolean {
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(`${folder}/tgplanted`, '#!/bin/sh\necho PLANTED\n');
-  chmodSync(`${folder}/tgplanted`, 0o755);
-  const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', 'tgplanted'], { env: { PATH: entry }, cwd, encoding: 'utf8' });
-  rmSync(`${folder}/tgplanted`);
-  return r.stdout === 'PLANTED\n';
-}
-const keeps = (entry: string, ws: string) => safePath(`${entry}:/usr/bin`, [ws]).split(':').includes(entry);
+const keeps = keepsEntry;
 
 for (const [name, target] of [
   ['//proc/self/cwd', '//proc/self/cwd'],

@@ -5,22 +5,10 @@
 // cwd); and an entry longer than PATH_MAX that links shorten, which glibc's realpath resolved.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { realOrPlanned, safePath } from '../../src/exec/env.js';
 import { tempDir } from '../../src/testing/helpers.js';
-
-/** The version before 0c2f20f (as in src/exec/env.test.ts): glibc's realpath first. */
-const reference = (p: string, hops = 0): string => {
-  try { return realpathSync.native(p); } catch { /* missing, dangling, a loop */ }
-  const parent = path.dirname(p);
-  if (parent === p || hops > 40) return p;
-  const joined = path.join(reference(parent, hops + 1), path.basename(p));
-  let target: string;
-  try { target = readlinkSync(joined); } catch { return joined; }
-  return reference(path.resolve(path.dirname(joined), target), hops + 1);
-};
+import { bashRunsPlanted, glibcRealOrPlanned, keepsEntry } from '../../src/testing/path-oracles.js';
 
 function lab(t: { after: (f: () => void) => void }) {
   const { dir, cleanup } = tempDir('tg-safepath-');
@@ -31,16 +19,8 @@ function lab(t: { after: (f: () => void) => void }) {
   mkdirSync(out);
   return { dir, ws, out };
 }
-/** Plants `tgplanted` in `folder` (in the workspace) and runs it by name with PATH=entry, as a command would. */
-function bashRunsPlanted(entry: string, folder: string, cwd = '/'): boolean {
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(`${folder}/tgplanted`, '#!/bin/sh\necho PLANTED\n');
-  chmodSync(`${folder}/tgplanted`, 0o755);
-  const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', 'tgplanted'], { env: { PATH: entry }, cwd, encoding: 'utf8' });
-  rmSync(`${folder}/tgplanted`);
-  return r.stdout === 'PLANTED\n';
-}
-const keeps = (entry: string, ws: string) => safePath(`${entry}:/usr/bin`, [ws]).split(':').includes(entry);
+const keeps = keepsEntry;
+const reference = glibcRealOrPlanned;
 
 test('`..` after a link into the workspace: bash resolves it there, and so does safePath (not path.resolve\'s lexical `..`)', (t) => {
   const { ws, out } = lab(t);
