@@ -10,6 +10,8 @@ export const BASE_ENV_ALLOW = ['PATH', 'HOME', 'LANG', 'LANGUAGE', 'LC_*', 'TERM
 const SECRET = /(_TOKEN|_SECRET|_KEY)$|PASSWORD|^AWS_/i;
 
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** PATH when no folder is safe: a path under a file, which nothing can be made in (and not empty: bash would search the cwd). */
+const NO_PATH = '/dev/null/no-safe-path';
 
 /**
  * Git settings forced on every command (GIT_CONFIG_COUNT outranks every config file): a
@@ -77,11 +79,14 @@ export function realOrPlanned(p: string, changeable: (dir: string) => boolean = 
     // No system call takes a path this long: what the kernel reaches there (through links, it can)
     // cannot be looked at from here. Such an entry is dropped.
     if (joined.length >= PATH_MAX / 4 && Buffer.byteLength(joined) >= PATH_MAX) return null;
-    let target: string | null = null;
+    let raw: Buffer | null = null;
     try {
-      if (lstatSync(joined, { throwIfNoEntry: false })?.isSymbolicLink()) target = readlinkSync(joined);
+      if (lstatSync(joined, { throwIfNoEntry: false })?.isSymbolicLink()) raw = readlinkSync(joined, { encoding: 'buffer' });
     } catch { /* unreadable, too long: as not a link */ }
-    if (target === null) { real = joined; continue; }
+    if (raw === null) { real = joined; continue; }
+    // A target that is not UTF-8 would be read with U+FFFD for its bytes (another path): dropped.
+    const target = raw.toString('utf8');
+    if (!Buffer.from(target, 'utf8').equals(raw)) return null;
     if (++links > 40) return p;
     // The target, in the link's folder (or from the top), then the names after the link.
     if (target.startsWith('/')) real = '/';
@@ -96,18 +101,23 @@ export function realOrPlanned(p: string, changeable: (dir: string) => boolean = 
  * ./bin…) or through one: compared as written, then walked as the kernel walks it (realOrPlanned:
  * a link in the workspace is the command's to re-point, a per-process path its own).
  */
-export function safePath(value: string | undefined, roots: string[]): string {
+export function safePath(value: string | undefined, roots: string[], own: readonly string[] = []): string {
   const real = (p: string) => { try { return realpathSync.native(p); } catch { return p; } };
-  const rootsReal = roots.flatMap((r) => [path.resolve(r), real(r)]);
+  const rootsReal = [...roots.flatMap((r) => [path.resolve(r), real(r)]), ...own];
   const inRoot = (p: string) => rootsReal.some((r) => inside(p, r));
   // Each entry once (a PATH often repeats some), and resolved once for all roots.
-  const kept = [...new Set((value ?? '').split(':'))].filter((e) => {
+  const keep = (e: string) => {
     // bash joins entry/name, and the kernel refuses a path of PATH_MAX bytes or more: unusable.
     if (!e || !path.isAbsolute(e) || Buffer.byteLength(e) >= PATH_MAX) return false;
     return !inRoot(path.resolve(e)) && realOrPlanned(e, inRoot) !== null;
-  });
-  return kept.length ? kept.join(':') : DEFAULT_PATH;
+  };
+  const kept = [...new Set((value ?? '').split(':'))].filter(keep);
+  // The fallback is checked too (a root of /usr would hold it); none left: a folder that cannot exist.
+  return kept.length ? kept.join(':') : DEFAULT_PATH.split(':').filter(keep).join(':') || NO_PATH;
 }
+
+/** What a sandboxed command may write besides the workspace: bubblewrap gives it a private /tmp and /dev (sandbox.ts). */
+export const BWRAP_OWN_DIRS: readonly string[] = ['/tmp', '/dev'];
 
 /** HOME as buildEnv gives it to a command (HOME is always allowed; env.set wins), or the user's home. */
 export function commandHome(policyEnv: { set: Record<string, string> }, source: NodeJS.ProcessEnv = process.env): string {
@@ -136,7 +146,7 @@ function allowMatcher(extra: string[]): (name: string) => boolean {
  * then policy env.set; secret-looking names are dropped from both. PATH is cleaned (safePath)
  * and git is told to ignore repository-controlled code (GIT_HARDENING).
  */
-export function buildEnv(source: NodeJS.ProcessEnv, policyEnv: { allow: string[]; set: Record<string, string> }, roots: string[] = []): Record<string, string> {
+export function buildEnv(source: NodeJS.ProcessEnv, policyEnv: { allow: string[]; set: Record<string, string> }, roots: string[] = [], own: readonly string[] = []): Record<string, string> {
   const allowed = allowMatcher(policyEnv.allow);
   const env: Record<string, string> = {};
   // Names first, then only the allowed values: each read of process.env is a call into C++
@@ -147,7 +157,7 @@ export function buildEnv(source: NodeJS.ProcessEnv, policyEnv: { allow: string[]
     if (v !== undefined) env[k] = v;
   }
   for (const [k, v] of Object.entries(policyEnv.set)) if (!isSecretName(k)) env[k] = v;
-  env.PATH = safePath(env.PATH ?? DEFAULT_PATH, roots);
+  env.PATH = safePath(env.PATH ?? DEFAULT_PATH, roots, own);
   for (const k of Object.keys(env)) if (/^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)$/.test(k)) delete env[k];
   env.GIT_CONFIG_COUNT = String(GIT_HARDENING.length);
   GIT_HARDENING.forEach(([key, value], i) => { env[`GIT_CONFIG_KEY_${i}`] = key; env[`GIT_CONFIG_VALUE_${i}`] = value; });

@@ -6,7 +6,7 @@ import { matchesAnyCommand } from '../policy/match-command.js';
 import { limitText } from '../core/output.js';
 import { OutputCapture } from './capture.js';
 import { directExec } from './direct.js';
-import { buildEnv } from './env.js';
+import { BWRAP_OWN_DIRS, buildEnv } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
 import { withoutChannel } from './inherited-fds.js';
 import { markingOn, markScript } from './mark.js';
@@ -58,7 +58,8 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   }
   const choice = await chooseBackend(ctx.policy.data.sandbox.backend);
   if (choice.error) throw new ToolError('ToolNotAllowed', `${choice.error}; install bubblewrap or set sandbox.backend: auto.`);
-  let env = buildEnv(process.env, ctx.policy.data.env, ctx.workspace.roots);
+  // Under bubblewrap /tmp and /dev are the command's own to fill: no PATH entry there (or through them).
+  let env = buildEnv(process.env, ctx.policy.data.env, ctx.workspace.roots, choice.backend === 'bwrap' ? BWRAP_OWN_DIRS : []);
   const home = env.HOME ?? os.homedir();
   const half = Math.floor(ctx.limits.output_bytes / 2);
   // A background run's output is read from its file (process_output): made now. A foreground
