@@ -14,7 +14,7 @@ export function detectBwrap(): Promise<string | null> {
     if (process.platform !== 'linux' || process.env.TOOLGATE_SANDBOX?.trim().toLowerCase() === 'none') { resolve(null); return; }
     const bin = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find((p) => existsSync(p));
     if (!bin) { resolve(null); return; }
-    execFile(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-net', '--unshare-pid',
+    execFile(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-net', '--cap-drop', 'ALL', '--unshare-pid',
       '--die-with-parent', '--new-session', '--', '/bin/sh', '-c', 'exit 0'], { timeout: 5000 }, (err) => resolve(err ? null : bin));
   });
   return probe;
@@ -148,7 +148,9 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
   // above its spills, .vscode above a .env) would otherwise put the real file back.
   for (const p of s.secretPaths ?? []) mask(p);
   if (!s.network) a.push('--unshare-net');
-  a.push('--unshare-pid', '--die-with-parent', '--new-session', '--chdir', s.cwd, '--', ...argv);
+  // No capability inside, also for a server run as root (bwrap keeps the caller's otherwise: a
+  // command could unmount, remount / read-write and write the host; review 30).
+  a.push('--cap-drop', 'ALL', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', s.cwd, '--', ...argv);
   return { args: a, created };
 }
 
