@@ -116,9 +116,6 @@ export function safePath(value: string | undefined, roots: string[], own: readon
   return kept.length ? kept.join(':') : DEFAULT_PATH.split(':').filter(keep).join(':') || NO_PATH;
 }
 
-/** What a sandboxed command may write besides the workspace: bubblewrap gives it a private /tmp and /dev (sandbox.ts). */
-export const BWRAP_OWN_DIRS: readonly string[] = ['/tmp', '/dev'];
-
 /** HOME as buildEnv gives it to a command (HOME is always allowed; env.set wins), or the user's home. */
 export function commandHome(policyEnv: { set: Record<string, string> }, source: NodeJS.ProcessEnv = process.env): string {
   return policyEnv.set.HOME ?? source.HOME ?? os.homedir();

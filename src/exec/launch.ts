@@ -6,12 +6,12 @@ import { matchesAnyCommand } from '../policy/match-command.js';
 import { limitText } from '../core/output.js';
 import { OutputCapture } from './capture.js';
 import { directExec } from './direct.js';
-import { BWRAP_OWN_DIRS, buildEnv } from './env.js';
+import { buildEnv } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
 import { withoutChannel } from './inherited-fds.js';
 import { markingOn, markScript } from './mark.js';
 import { Running, viaStarter, type Exit } from './run.js';
-import { bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
+import { BWRAP_OWN_DIRS, bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
 import { MAX_SECRET_MOUNTS } from './secret-scan.js';
 import { sandboxMasks } from './masks.js';
 

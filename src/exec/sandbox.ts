@@ -81,6 +81,13 @@ const literalPattern = (p: string) => p.replace(/^\*\*\//, '').replace(/\/\*\*$/
 const isLiteral = (p: string) => !/[*?[\]{}!]/.test(p);
 
 /**
+ * What a sandboxed command may write besides the workspace: the private /dev and /tmp that
+ * bwrapArgs gives it (`--dev /dev`, `--tmpfs /tmp`). The PATH check (env.ts safePath) treats
+ * them as the command's own, like the workspace. Keep the two lists together.
+ */
+export const BWRAP_OWN_DIRS: readonly string[] = ['/tmp', '/dev'];
+
+/**
  * bwrap arguments: read-only /, writable roots, private /tmp, /dev and /proc; no network
  * unless allowed; own pid namespace and session; dies with toolgate. Secrets are masked
  * (empty tmpfs over directories, an empty file over files); protected paths inside the

@@ -8,11 +8,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { BWRAP_OWN_DIRS, safePath } from '../../src/exec/env.js';
+import { safePath } from '../../src/exec/env.js';
 import { Harness, policyFromYaml, tempDir } from '../../src/testing/helpers.js';
-import { detectBwrap } from '../../src/exec/sandbox.js';
+import { BWRAP_OWN_DIRS, bwrapArgs, detectBwrap } from '../../src/exec/sandbox.js';
 
 const keeps = (entry: string, ws: string) => safePath(`${entry}:/usr/bin`, [ws], BWRAP_OWN_DIRS).split(':').includes(entry);
+
+test('BWRAP_OWN_DIRS names exactly the folders bwrapArgs makes private (--dev, --tmpfs before the roots)', () => {
+  const { args } = bwrapArgs({ bin: 'bwrap', roots: ['/ws'], cwd: '/ws', home: '/ws', network: false, protectedAbs: [], extraDeny: [], extraProtect: [] }, ['true']);
+  const fresh = args.slice(0, args.indexOf('--bind'));
+  const own = fresh.flatMap((a, i) => (a === '--dev' || a === '--tmpfs' ? [fresh[i + 1]!] : []));
+  assert.deepEqual([...own].sort(), [...BWRAP_OWN_DIRS].sort());
+});
 
 const cases: Array<[string, (tag: string, D: string) => string, boolean]> = [
   ['an existing host folder in /tmp (yarn --> /tmp/xfs-…)', (tag) => { mkdirSync(`/tmp/xfs-${tag}`, { recursive: true }); return `/tmp/xfs-${tag}`; }, true],
