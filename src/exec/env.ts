@@ -116,6 +116,33 @@ export function safePath(value: string | undefined, roots: string[], own: readon
   return kept.length ? kept.join(':') : DEFAULT_PATH.split(':').filter(keep).join(':') || NO_PATH;
 }
 
+/** PATH as buildEnv finds it, before safePath cleans it (PATH is always allowed; env.set wins). */
+export function givenPath(source: NodeJS.ProcessEnv, policyEnv: { set: Record<string, string> }): string {
+  return policyEnv.set.PATH ?? source.PATH ?? DEFAULT_PATH;
+}
+
+/** Where the system keeps its programs: a workspace root holding one of them (/ or /usr) empties PATH. */
+const SYSTEM_BIN = new Set(['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']);
+
+/**
+ * For a command that was not found (exit 127): the PATH folders the check dropped and why, and
+ * what to do instead. null when none was dropped.
+ */
+export function pathDropNote(given: string, kept: string): string | null {
+  const keptSet = new Set(kept.split(':'));
+  const dropped = [...new Set(given.split(':'))].filter((e) => e !== '' && !keptSet.has(e));
+  if (dropped.length === 0 && kept !== NO_PATH) return null;
+  const named = `${dropped.slice(0, 3).join(', ')}${dropped.length > 3 ? `, and ${dropped.length - 3} more` : ''}`;
+  const what = kept === NO_PATH
+    ? `The command got no PATH folder${dropped.length ? ` (${named} dropped)` : ''}`
+    : `PATH lost ${dropped.length === 1 ? 'a folder' : `${dropped.length} folders`}: ${named}`;
+  const why = 'inside a workspace root (or reached through a link there), a command could plant programs in it for later commands to run';
+  const fix = kept === NO_PATH || dropped.some((e) => SYSTEM_BIN.has(e))
+    ? "The system's program folders are among them: a workspace root of / or /usr holds them. Choose a narrower workspace folder, or name programs by their full path."
+    : 'Run a program kept there by its path (e.g. ./node_modules/.bin/NAME).';
+  return `${what}: ${why}. ${fix}`;
+}
+
 /** HOME as buildEnv gives it to a command (HOME is always allowed; env.set wins), or the user's home. */
 export function commandHome(policyEnv: { set: Record<string, string> }, source: NodeJS.ProcessEnv = process.env): string {
   return policyEnv.set.HOME ?? source.HOME ?? os.homedir();
@@ -154,7 +181,7 @@ export function buildEnv(source: NodeJS.ProcessEnv, policyEnv: { allow: string[]
     if (v !== undefined) env[k] = v;
   }
   for (const [k, v] of Object.entries(policyEnv.set)) if (!isSecretName(k)) env[k] = v;
-  env.PATH = safePath(env.PATH ?? DEFAULT_PATH, roots, own);
+  env.PATH = safePath(givenPath(source, policyEnv), roots, own);
   for (const k of Object.keys(env)) if (/^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)$/.test(k)) delete env[k];
   env.GIT_CONFIG_COUNT = String(GIT_HARDENING.length);
   GIT_HARDENING.forEach(([key, value], i) => { env[`GIT_CONFIG_KEY_${i}`] = key; env[`GIT_CONFIG_VALUE_${i}`] = value; });

@@ -6,7 +6,7 @@ import { matchesAnyCommand } from '../policy/match-command.js';
 import { limitText } from '../core/output.js';
 import { OutputCapture } from './capture.js';
 import { directExec } from './direct.js';
-import { buildEnv } from './env.js';
+import { buildEnv, givenPath } from './env.js';
 import { ProcessTable, type ProcRecord } from './processes.js';
 import { withoutChannel } from './inherited-fds.js';
 import { markingOn, markScript } from './mark.js';
@@ -60,6 +60,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
   if (choice.error) throw new ToolError('ToolNotAllowed', `${choice.error}; install bubblewrap or set sandbox.backend: auto.`);
   // Under bubblewrap /tmp and /dev are the command's own to fill: no PATH entry there (or through them).
   let env = buildEnv(process.env, ctx.policy.data.env, ctx.workspace.roots, choice.backend === 'bwrap' ? BWRAP_OWN_DIRS : []);
+  const pathSeen = { given: givenPath(process.env, ctx.policy.data.env), kept: env.PATH ?? '' };
   const home = env.HOME ?? os.homedir();
   const half = Math.floor(ctx.limits.output_bytes / 2);
   // A background run's output is read from its file (process_output): made now. A foreground
@@ -119,7 +120,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
     id: table.nextId(), command: input.command, cwd: ctx.workspace.display(input.cwd), sandbox: choice.backend,
     background: input.background, capture, file: spilled.file, storage_ref: spilled.storage_ref,
     started_at: new Date().toISOString(), killed: false, timed_out: false, programs: input.programs,
-    waiters: new Set(),
+    waiters: new Set(), path: pathSeen,
     running: undefined as unknown as Running,
   };
   recRef = rec;

@@ -23,6 +23,8 @@ export interface ProcRecord {
   programs: string[];
   exit?: Exit;
   waiters: Set<() => void>;
+  /** PATH before and after the PATH check (env.ts safePath), for the hint on a command not found. */
+  path?: { given: string; kept: string };
 }
 
 const KEY = 'toolgate/processes';

@@ -5,6 +5,7 @@ import { ToolError } from '../../core/errors.js';
 import { limitText } from '../../core/output.js';
 import type { ToolContext } from '../../core/types.js';
 import { awaitForeground, finishedOutput, launch } from '../../exec/launch.js';
+import { pathDropNote } from '../../exec/env.js';
 import { evaluate } from '../../policy/evaluate.js';
 import { loadShellParser } from '../../shell/parser.js';
 import { analyzeCommand, type Analysis } from '../../shell/analyze.js';
@@ -76,7 +77,9 @@ export const runCommandTool = defineTool({
     }
     if (ctx.signal.aborted) throw new ToolError('Cancelled', 'The call was cancelled; the command and its process group were stopped.', { data });
     if (exit.exit_code !== 0) {
-      throw commandFailure(new ToolError('ExitNonZero', `The command failed (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exit_code}`}). Output tail:\n${tailOf(data.output)}`, { data, details: { exit_code: exit.exit_code, signal: exit.signal } }));
+      // 127: not found. When the PATH check dropped folders, say which: the program may be there.
+      const note = exit.exit_code === 127 && rec.path ? pathDropNote(rec.path.given, rec.path.kept) : null;
+      throw commandFailure(new ToolError('ExitNonZero', `The command failed (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exit_code}`}). Output tail:\n${tailOf(data.output)}${note ? `\n${note}` : ''}`, { data, details: { exit_code: exit.exit_code, signal: exit.signal } }));
     }
     return {
       data, text: `Command succeeded: ${summary}${rec.sandbox === 'none' ? ' (no OS sandbox)' : ''}.`, status: data.truncated ? 'partial' : 'ok',
