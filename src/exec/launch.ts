@@ -75,8 +75,6 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
     if (recRef) { recRef.storage_ref = spilled.storage_ref; recRef.file = spilled.file; }
     return spilled.file;
   };
-  if (input.background) await makeSpill();
-  const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), input.background ? spilled.file! : makeSpill);
   // --norc: bash sources ~/.bashrc when stdin is a socket (it thinks rshd started it); Node's pipes are sockets.
   // A plain line (one program, plain words) without a sandbox is exec'd as bash would exec it, without bash (direct.ts).
   // Every process started for a command carries the mark (mark.ts) that tells the approval inbox
@@ -93,6 +91,9 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
     env = m.env;
   }
   if (argv.length === 0) throw new ToolError('InvalidArguments', 'An empty argv cannot be run.');
+  tooLongForExec(argv, !input.argv);
+  if (input.background) await makeSpill();
+  const capture = new OutputCapture(half, half, input.background ? 0 : Math.max(ctx.limits.output_bytes * 4, 1 << 20), input.background ? spilled.file! : makeSpill);
   let file0 = argv[0]!;
   let args = argv.slice(1);
   let release = () => {};
@@ -124,12 +125,19 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
     running: undefined as unknown as Running,
   };
   recRef = rec;
-  rec.running = new Running({
-    file: file0, args, cwd: input.cwd, env, capture, via, ...(direct ? { argv0: direct.argv0 } : {}),
-    // Text, even the text "keep", is written and stdin closed; a background run without text keeps it open.
-    stdin: input.stdin !== undefined ? { text: input.stdin } : input.background ? 'keep' : undefined,
-    onOutput: () => { for (const w of rec.waiters) w(); },
-  });
+  try {
+    rec.running = new Running({
+      file: file0, args, cwd: input.cwd, env, capture, via, ...(direct ? { argv0: direct.argv0 } : {}),
+      // Text, even the text "keep", is written and stdin closed; a background run without text keeps it open.
+      stdin: input.stdin !== undefined ? { text: input.stdin } : input.background ? 'keep' : undefined,
+      onOutput: () => { for (const w of rec.waiters) w(); },
+    });
+  } catch (e) {
+    // spawn() itself threw (EAGAIN, ENOMEM…): nothing started.
+    release();
+    capture.finish();
+    throw new ToolError('IOError', `The command could not be started: ${(e as Error).message}. Try again; if it persists, the machine is short of processes or memory.`, { cause: e });
+  }
   rec.running.done.finally(() => {
     release();
     // A background run's output file stays for process_output; close its descriptor.
@@ -178,4 +186,23 @@ export async function finishedOutput(rec: ProcRecord, ctx: Pick<ToolContext, 'sp
   if (cap.truncated) storage = { storage_ref: rec.storage_ref, sha256: cap.sha256 };
   else if (shown.truncated) storage = { storage_ref: (await ctx.spill(whole ?? cap.text, 'log')).storage_ref, sha256: cap.sha256 };
   return { text: shown.text, truncated: cap.truncated || shown.truncated, total_bytes: cap.total_bytes, ...storage };
+}
+
+/** Linux's cap on one argument of a program (MAX_ARG_STRLEN, its closing NUL included). */
+const MAX_ARG_BYTES = 32 * 4096;
+
+/**
+ * Refuses, before anything starts, an argument the kernel would refuse (E2BIG): `bash -c` takes
+ * the whole line as one argument, and 100,000 characters can be 400,000 bytes in UTF-8.
+ */
+function tooLongForExec(argv: string[], line: boolean): void {
+  for (const a of argv) {
+    if (a.length * 3 < MAX_ARG_BYTES - 1) continue;
+    const bytes = Buffer.byteLength(a);
+    if (bytes < MAX_ARG_BYTES) continue;
+    throw new ToolError('InvalidArguments', line
+      ? `The command line is ${bytes} bytes in UTF-8, and Linux takes at most ${MAX_ARG_BYTES - 1} bytes in one argument (bash -c gets the line as one): write it to a script with write_file and run the script.`
+      : `An argument is ${bytes} bytes in UTF-8, and Linux takes at most ${MAX_ARG_BYTES - 1} bytes in one: pass the data in a file or on stdin.`,
+      { details: { bytes, max: MAX_ARG_BYTES - 1 } });
+  }
 }

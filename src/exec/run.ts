@@ -73,6 +73,8 @@ export class Running {
   /** Settles once the pid is known or the start failed. */
   readonly spawned: Promise<void>;
   exited: Exit | null = null;
+  /** Why the start failed (spawn's or the starter's words), when it did. */
+  startError: string | null = null;
   private readonly child: ChildLike;
   private readonly write_: (input: string) => Promise<void>;
   private killWanted = false;
@@ -131,6 +133,7 @@ export class Running {
       // error means the starter went away: it killed what it started, and the run ended killed.
       this.child.on('error', (e) => {
         if (this.exited) return;
+        if (this.pid < 0) this.startError = e.message;
         spec.capture.push(Buffer.from(`toolgate: ${this.pid < 0 ? 'the command could not be started' : 'the command was ended'}: ${e.message}\n`));
         settle(this.pid < 0 ? 127 : null, this.pid < 0 ? null : 'SIGKILL');
       });

@@ -60,3 +60,36 @@ test('end to end (sandbox bwrap): a call made as the starter is killed returns',
   }
   assert.deepEqual(hung, [], 'calls (timeout_ms 2000) that had not returned after 12 s');
 });
+
+// Review 27 (Info): a background run handed to a starter that had died was answered "Started",
+// and process_output then showed exit 127 ("could not be started"). The answer now waits for the
+// start (one message from the starter) and says when it failed.
+test('a background run whose start failed is not answered "Started"', { skip: !linux }, async (t) => {
+  const keep = setInterval(() => {}, 1000);
+  const { dir, cleanup } = tempDir('tg-deadbg-');
+  const h = new Harness([dir], { policy: policyFromYaml('sandbox: { backend: none }\nrules:\n  - tool: run_command\n    decision: allow\n') });
+  t.after(() => { clearInterval(keep); h.close(); cleanup(); resetStarterForTests(); });
+  const lies: string[] = [];
+  let refused = 0;
+  for (let trial = 0; trial < 12; trial++) {
+    resetStarterForTests();
+    await h.call('run_command', { command: 'true' });
+    const pid = await helperPidForTests();
+    const call = h.call('run_command', { command: 'echo hi', background: true });
+    process.kill(pid!, 'SIGKILL');
+    const env = await call;
+    if (!env.ok) {
+      assert.equal(env.error?.code, 'IOError', JSON.stringify(env.error));
+      assert.match(env.error!.message, /could not be started in the background/);
+      refused++;
+      continue;
+    }
+    // "Started": then it did start, and ran.
+    const id = (env.data as { id: string }).id;
+    let out = (await h.call('process_output', { id, wait_ms: 5000 })).data as { output: string; exit_code: number | null; status: string };
+    for (let i = 0; i < 20 && out.status === 'running'; i++) out = (await h.call('process_output', { id, wait_ms: 5000 })).data as typeof out;
+    if (out.exit_code !== 0 || !/hi/.test(out.output)) lies.push(`trial ${trial}: exit ${out.exit_code}: ${out.output.trim()}`);
+  }
+  assert.deepEqual(lies, [], '"Started" answered for runs that never started');
+  t.diagnostic(`starts refused as failed: ${refused} of 12`);
+});

@@ -124,3 +124,21 @@ test('~/.bashrc is not sourced even when stdin is a socket (bash would think rsh
     cleanup(); cleanHome();
   }
 });
+
+test('a line longer than Linux takes in one argument is refused before anything starts (it was an Internal "bug" from spawn E2BIG)', async (t) => {
+  const { dir, cleanup } = tempDir('tg-e2big-');
+  t.after(cleanup);
+  const h = new Harness([dir], { policy: policyFromYaml('sandbox: { backend: none }\nrules:\n  - tool: run_command\n    decision: allow\n  - tool: process_list\n    decision: allow\n') });
+  t.after(() => h.close());
+  // 90,000 characters (within the schema's 100,000) of two bytes each: 180 KB in one argument.
+  for (const background of [false, true]) {
+    const env = await h.call('run_command', { command: `echo ${'é'.repeat(90_000)}`, background });
+    assert.equal(env.error?.code, 'InvalidArguments', JSON.stringify(env.error).slice(0, 300));
+    assert.match(env.error!.message, /bytes in UTF-8, and Linux takes at most 131071 bytes in one argument .*script/);
+  }
+  assert.deepEqual((await h.call('process_list', {})).data, { processes: [] });
+  // Just under the cap runs.
+  const ok = await h.call('run_command', { command: `printf %s ${'a'.repeat(99_000)} | wc -c` });
+  assert.equal(ok.ok, true, JSON.stringify(ok.error));
+  assert.match(String((ok.data as { output: string }).output), /99000/);
+});

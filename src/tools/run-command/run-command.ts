@@ -57,6 +57,13 @@ export const runCommandTool = defineTool({
     const rec = await launch({ command: args.command, cwd: cwd.abs, stdin: args.stdin, background: args.background, plan, programs, approved }, ctx);
     const base = { cwd: cwd.display, sandbox: rec.sandbox };
     if (args.background) {
+      // Through the starter the pid comes one message later: a start that failed (the starter
+      // died, the folder went away) is told now, not answered "Started".
+      await rec.running.spawned;
+      if (rec.running.pid < 0) {
+        const exit = await rec.running.done;
+        throw new ToolError('IOError', `The command could not be started in the background: ${rec.running.startError ?? `exit code ${exit.exit_code}`}. Try again; process_list shows it as ended.`, { details: { id: rec.id, exit_code: exit.exit_code } });
+      }
       if (args.timeout_ms) {
         const t = setTimeout(() => { rec.timed_out = true; rec.running.kill(); }, limit);
         t.unref();
