@@ -180,6 +180,12 @@ export class MaskIndex {
         if (this.watchers.has(rel)) for (const [k, w] of [...this.watchers]) if (k === rel || k.startsWith(`${rel}/`)) { w.close(); this.watchers.delete(k); }
         continue;
       }
+      if (!st.isDirectory()) {
+        // No longer a folder (a link or a file took its place, review 31): nothing recorded below it
+        // is there now. A stale entry would make bwrapArgs pin its "folders", through the link.
+        for (const k of [...this.entries.keys()]) if (k.startsWith(`${rel}/`)) this.entries.delete(k);
+        if (this.watchers.has(rel)) for (const [k, w] of [...this.watchers]) if (k === rel || k.startsWith(`${rel}/`)) { w.close(); this.watchers.delete(k); }
+      }
       // Hidden as part of a hidden folder: nothing to add. Below a read-only one, only a secret counts.
       if (this.under(rel, 'hide')) continue;
       const kind = this.classify(rel, abs, st.isDirectory());

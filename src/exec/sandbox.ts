@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync, chmodSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync, chmodSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { withPinCheck } from './pin-check.js';
 
 export type SandboxBackend = 'bwrap' | 'none';
 
@@ -14,7 +15,8 @@ export function detectBwrap(): Promise<string | null> {
     if (process.platform !== 'linux' || process.env.TOOLGATE_SANDBOX?.trim().toLowerCase() === 'none') { resolve(null); return; }
     const bin = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find((p) => existsSync(p));
     if (!bin) { resolve(null); return; }
-    execFile(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-net', '--cap-drop', 'ALL', '--unshare-pid',
+    execFile(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...procReadOnly().flatMap((p) => ['--ro-bind', p, p]), '--tmpfs', '/tmp',
+      '--unshare-net', '--cap-drop', 'ALL', '--unshare-ipc', '--unshare-pid',
       '--die-with-parent', '--new-session', '--', '/bin/sh', '-c', 'exit 0'], { timeout: 5000 }, (err) => resolve(err ? null : bin));
   });
   return probe;
@@ -96,11 +98,19 @@ export const BWRAP_OWN_DIRS: readonly string[] = ['/tmp', '/dev'];
  */
 export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; created: string[] } {
   const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  // The kernel's settings, read-only: bwrap leaves /proc/sys writable (its access(W_OK) test on the
+  // folder fails), and sysctl files check the owner bits, not a capability: a command of a server
+  // run as root set kernel.core_pattern to a program of its own, run as host root (review 31).
+  for (const p of procReadOnly()) a.push('--ro-bind', p, p);
+  // Host services' sockets (the session bus runs what it is sent outside the sandbox; docker.sock,
+  // the system bus for root): --unshare-net does not cut a Unix socket that has a path (review 31).
+  a.push(...hideRuntime(s));
   for (const r of s.roots) a.push('--bind', r, r);
   // Every folder above a hidden path is bound onto itself first: a mount point cannot be renamed
   // or removed, so no command (`mv a b`, `os.rename` in a script) carries a hidden folder out
   // from under the rule that hides it. Later read-only binds still apply on top.
-  for (const p of ancestorsToPin(s)) a.push('--bind', p, p);
+  const pins = ancestorsToPin(s);
+  for (const p of pins) a.push('--bind', p, p);
   const created: string[] = [];
   const blank = placeholders();
   // Each mount costs bwrap ~0.1–0.2 ms: a path is masked once, and a read-only bind of a path
@@ -157,7 +167,10 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
   if (!s.network) a.push('--unshare-net');
   // No capability inside, also for a server run as root (bwrap keeps the caller's otherwise: a
   // command could unmount, remount / read-write and write the host; review 30).
-  a.push('--cap-drop', 'ALL', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', s.cwd, '--', ...argv);
+  // Own System V IPC and POSIX message queues: the host's shared memory is not the command's (review 31).
+  a.push('--cap-drop', 'ALL', '--unshare-ipc', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', s.cwd, '--',
+    // bwrap follows a link swapped in for a pinned folder meanwhile: the sandbox checks its pins first (pin-check.ts).
+    ...(pins.length ? withPinCheck(pins, argv) : argv));
   return { args: a, created };
 }
 
@@ -175,10 +188,49 @@ function ancestorsToPin(s: SandboxSpec): string[] {
       cur = `${cur}/${part}`;
       if (out.has(cur)) continue;
       if (underRo(cur)) break;
-      if (kindOf(cur) === 'dir') out.add(cur);
+      // lstat: bound read-write onto itself, a link would bind what it points to (review 31).
+      let st;
+      try { st = lstatSync(cur); } catch { break; }
+      if (!st.isDirectory()) break;
+      out.add(cur);
     }
   }
   return [...out].sort();
+}
+
+/** Parts of the host's /proc a command's root could write without a capability; those present, found once. */
+let procRo: string[] | undefined;
+function procReadOnly(): string[] {
+  return procRo ??= ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs', '/proc/pressure', '/proc/mtrr', '/proc/acpi', '/proc/scsi', '/proc/driver']
+    .filter((p) => existsSync(p));
+}
+
+/**
+ * Empty, read-only folders over /run (and /var/run when it is a folder of its own) and over the
+ * user's runtime folder ($XDG_RUNTIME_DIR): where host services keep their sockets. With network
+ * allowed, the folder /etc/resolv.conf leads to under /run is bound back (name lookups). A folder
+ * holding a root is left alone (the roots are bound after, but the cwd and home must stay).
+ */
+function hideRuntime(s: SandboxSpec): string[] {
+  const out: string[] = [];
+  const xdg = process.env.XDG_RUNTIME_DIR;
+  const dirs = ['/run', '/var/run', ...(xdg && path.isAbsolute(xdg) ? [path.resolve(xdg)] : [])];
+  const hidden: string[] = [];
+  for (const d of dirs) {
+    let st;
+    try { st = lstatSync(d); } catch { continue; }
+    if (!st.isDirectory() || hidden.some((h) => d === h || d.startsWith(`${h}/`))) continue;
+    if ([...s.roots, s.home].some((r) => r === d || r.startsWith(`${d}/`) || d.startsWith(`${r}/`))) continue;
+    out.push('--tmpfs', d);
+    hidden.push(d);
+  }
+  if (s.network) {
+    let conf: string | undefined;
+    try { conf = path.dirname(realpathSync('/etc/resolv.conf')); } catch { /* none */ }
+    if (conf && hidden.some((h) => conf.startsWith(`${h}/`))) out.push('--ro-bind', conf, conf);
+  }
+  for (const d of hidden) out.push('--remount-ro', d);
+  return out;
 }
 
 /** True for a stand-in, or a path inside one. */

@@ -1,0 +1,38 @@
+// The sandbox's own check of its read-write pins (review 31): each pin must be a mount at exactly
+// its path, of the folder at that path. Built here by hand with bwrap: a pin bound from another
+// folder (what a link swapped in while bwrap mounted gives) is refused before the command runs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { PIN_CHECK_FAILED, mountinfoPath, withPinCheck } from './pin-check.js';
+import { detectBwrap } from './sandbox.js';
+import { tempDir } from '../testing/helpers.js';
+
+test('mountinfoPath escapes as the kernel does', () => {
+  assert.equal(mountinfoPath('/a b\tc\nd\\e/f'), '/a\\040b\\011c\\012d\\134e/f');
+});
+
+test('the pin check runs the command when each pin is its own folder, and refuses a pin bound from elsewhere', async (t) => {
+  const bwrap = await detectBwrap();
+  if (!bwrap) { t.skip('no usable bubblewrap'); return; }
+  const { dir, cleanup } = tempDir('tg-pincheck-');
+  t.after(cleanup);
+  const ws = realpathSync(dir);
+  // Names the kernel escapes in the mount table, and a pin below a pin.
+  for (const d of ['sub dir', 'sub dir/in\\ner', 'elsewhere']) mkdirSync(`${ws}/${d}`, { recursive: true });
+  const run = (binds: string[], pins: string[]) => spawnSync(bwrap, [
+    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', ws, ws, ...binds, '--cap-drop', 'ALL', '--unshare-pid', '--',
+    ...withPinCheck(pins, ['/bin/sh', '-c', 'echo ran "$#"', 'sh', 'a b']),
+  ], { encoding: 'utf8' });
+  const good = run(['--bind', `${ws}/sub dir`, `${ws}/sub dir`, '--bind', `${ws}/sub dir/in\\ner`, `${ws}/sub dir/in\\ner`], [`${ws}/sub dir`, `${ws}/sub dir/in\\ner`]);
+  assert.equal(good.status, 0, good.stderr);
+  assert.equal(good.stdout, 'ran 1\n');
+  // Bound from another folder (a link swapped in for the source), or not bound at all (for the destination).
+  for (const binds of [['--bind', `${ws}/elsewhere`, `${ws}/sub dir`], []]) {
+    const bad = run(binds, [`${ws}/sub dir`]);
+    assert.equal(bad.status, PIN_CHECK_FAILED, bad.stderr);
+    assert.equal(bad.stdout, '');
+    assert.match(bad.stderr, /the sandbox did not start as asked: .*sub\\040dir is not bound onto itself/);
+  }
+});

@@ -1,0 +1,43 @@
+/**
+ * The check that a sandbox's read-write pins landed where they were asked to (review 31).
+ *
+ * bwrapArgs binds every folder above a hidden path onto itself, read-write (a mount point cannot
+ * be moved, so the hidden path stays hidden). bwrap resolves those paths when it mounts, a moment
+ * after bwrapArgs looked at them, following links: a process that swaps such a folder for a link
+ * to a folder outside the workspace at that moment (a background command, renameat2 with
+ * RENAME_EXCHANGE in a loop) gets the outside folder bound read-write into the sandbox. bubblewrap
+ * 0.8 has no way to refuse links there, so the sandbox checks its own mount table before anything
+ * of the command runs: each pin must be a mount at exactly its path, of the folder at that path
+ * (same device, and the folder's path within its file system as seen from the mount above it).
+ * Otherwise the command is not run (exit 125, with the reason on stderr).
+ */
+
+/** How the kernel writes a path in /proc/self/mountinfo: space, tab, newline and backslash as octal escapes. */
+export function mountinfoPath(p: string): string {
+  return p.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+}
+
+/** Exit status of a command whose sandbox failed the check. */
+export const PIN_CHECK_FAILED = 125;
+
+// bash builtins only, run inside the sandbox as its first process: reads the mount table, then for
+// each pin finds the deepest mount above it (the workspace's bind, another pin, a file system
+// mounted inside the workspace) and asks for a mount at the pin's path with that mount's device
+// and the pin's path continued from that mount's root. Then execs the command (argv after --).
+const CHECK = [
+  'P=(); while [ "$1" != -- ]; do P+=("$1"); shift; done; shift; A=("$@")',
+  // mapfile reads the table in one go (`read` takes a /proc file a byte at a time: ~2 ms).
+  'mapfile -t L < /proc/self/mountinfo; set -f; n=0',
+  'for l in "${L[@]}"; do set -- $l; D[n]=$3; R[n]=$4; M[n]=$5; n=$((n+1)); done',
+  'for p in "${P[@]}"; do b=-1; bl=-1',
+  '  for ((j=0; j<n; j++)); do k=${M[j]}; if [[ $k != "$p" && ( $k == / || $p == "$k"/* ) ]] && (( ${#k} >= bl )); then b=$j; bl=${#k}; fi; done',
+  '  ok=; if (( b >= 0 )); then k=${M[b]}; rel=${p:${#k}}; [[ $k == / ]] && rel=$p; want=${R[b]%/}$rel',
+  '    for ((j=0; j<n; j++)); do [[ ${M[j]} == "$p" && ${D[j]} == "${D[b]}" && ${R[j]} == "$want" ]] && ok=1; done; fi',
+  `  if [ -z "$ok" ]; then echo "toolgate: the sandbox did not start as asked: $p is not bound onto itself (was a folder swapped for a link while it started?); the command was not run. Run it again." >&2; exit ${PIN_CHECK_FAILED}; fi`,
+  'done; set +f; exec "${A[@]}"',
+].join('\n');
+
+/** The argv that checks the pins, then runs `argv`. */
+export function withPinCheck(pins: string[], argv: string[]): string[] {
+  return ['/bin/bash', '--norc', '--noprofile', '-c', CHECK, 'toolgate-pin-check', ...pins.map(mountinfoPath), '--', ...argv];
+}
