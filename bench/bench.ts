@@ -101,16 +101,18 @@ async function benchTree(label: string, root: string, info: ReturnType<typeof en
       let counts = '';
       // The fs server's listing with sizes stats every entry, as list_dir does (size and mtime).
       const sized = fsS.tools.has('list_directory_with_sizes');
-      const [t, f, fs2] = await timeInterleaved(50, [
+      // As many calls as the read rows: p50 of 50 moved by ±20 % between runs.
+      const nl = quick ? 100 : 300;
+      const [t, f, fs2] = await timeInterleaved(nl, [
         async () => { const r = await callOk(tg, 'list_dir', { path: dir }); counts = `toolgate ${(r.data as { entries: unknown[] }).entries.length} entries (name, type, size, mtime)`; },
         () => callOk(fsS, 'list_directory', { path: abs }),
         ...(sized ? [() => callOk(fsS, 'list_directory_with_sizes', { path: abs })] : []),
-      ], 5);
-      const b = await timeRuns(50, async () => {
+      ], 20);
+      const b = await timeRuns(nl, async () => {
         const es = await readdir(abs, { withFileTypes: true });
         await Promise.all(es.map((e) => stat(path.join(abs, e.name))));
-      }, 5);
-      rows.push({ group: g, op: `list_dir ${info ? '~100 entries' : dir} (p50 of 50)`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readdir+stat', note: `${counts}; fs server: names and [FILE]/[DIR] only` });
+      }, 20);
+      rows.push({ group: g, op: `list_dir ${info ? '~100 entries' : dir} (p50 of ${nl})`, toolgate: median(t), fsserver: median(f), baseline: median(b), baselineName: 'readdir+stat', note: `${counts}; fs server: names and [FILE]/[DIR] only` });
       if (fs2) rows.push({ group: g, op: 'list_dir, against the fs server listing with sizes', toolgate: median(t), fsserver: median(fs2), baseline: median(b), baselineName: 'readdir+stat', note: 'fs server: list_directory_with_sizes (a stat per entry, as list_dir)' });
     }
     if (tg.tools.has('glob')) for (const sub of info ? ['pkg000'] : values['tree-glob'] ?? ['.']) await globRow(g, root, tg, tgFallback, fsS, sub, reps, tgRg);
