@@ -21,9 +21,9 @@ test('the pin check runs the command when each pin is its own folder, and refuse
   const ws = realpathSync(dir);
   // Names the kernel escapes in the mount table, and a pin below a pin.
   for (const d of ['sub dir', 'sub dir/in\\ner', 'elsewhere']) mkdirSync(`${ws}/${d}`, { recursive: true });
-  const run = (binds: string[], pins: string[]) => spawnSync(bwrap, [
+  const run = (binds: string[], pins: string[], ro: string[] = []) => spawnSync(bwrap, [
     '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', ws, ws, ...binds, '--cap-drop', 'ALL', '--unshare-pid', '--',
-    ...withPinCheck(pins, ['/bin/sh', '-c', 'echo ran "$#"', 'sh', 'a b']),
+    ...withPinCheck(pins, ro, ['/bin/sh', '-c', 'echo ran "$#"', 'sh', 'a b']),
   ], { encoding: 'utf8' });
   const good = run(['--bind', `${ws}/sub dir`, `${ws}/sub dir`, '--bind', `${ws}/sub dir/in\\ner`, `${ws}/sub dir/in\\ner`], [`${ws}/sub dir`, `${ws}/sub dir/in\\ner`]);
   assert.equal(good.status, 0, good.stderr);
@@ -35,4 +35,16 @@ test('the pin check runs the command when each pin is its own folder, and refuse
     assert.equal(bad.stdout, '');
     assert.match(bad.stderr, /the sandbox did not start as asked: .*sub\\040dir is not bound onto itself/);
   }
+  // A read-only bind of a path onto itself (a nested .git): read-only, of that folder.
+  const ro = (binds: string[]) => run(['--bind', `${ws}/sub dir`, `${ws}/sub dir`, ...binds], [`${ws}/sub dir`], [`${ws}/sub dir/in\\ner`]);
+  assert.equal(ro(['--ro-bind', `${ws}/sub dir/in\\ner`, `${ws}/sub dir/in\\ner`]).status, 0);
+  for (const binds of [['--bind', `${ws}/sub dir/in\\ner`, `${ws}/sub dir/in\\ner`], ['--ro-bind', `${ws}/elsewhere`, `${ws}/sub dir/in\\ner`], []]) {
+    const bad = ro(binds);
+    assert.equal(bad.status, PIN_CHECK_FAILED, `${binds.join(' ')}: ${bad.stderr}`);
+    assert.match(bad.stderr, /in\\134ner is not bound onto itself read-only/);
+  }
+});
+
+test('withPinCheck leaves argv as it is when there is nothing to check', () => {
+  assert.deepEqual(withPinCheck([], [], ['/bin/true']), ['/bin/true']);
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /**
  * The check that a sandbox's read-write pins landed where they were asked to (review 31).
  *
@@ -20,24 +22,37 @@ export function mountinfoPath(p: string): string {
 /** Exit status of a command whose sandbox failed the check. */
 export const PIN_CHECK_FAILED = 125;
 
+/** The mount points of this process's mount table (the host's, for the server), decoded. */
+export function mountPoints(): Set<string> {
+  const out = new Set<string>();
+  let text = '';
+  try { text = readFileSync('/proc/self/mountinfo', 'utf8'); } catch { return out; }
+  for (const line of text.split('\n')) {
+    const mp = line.split(' ')[4];
+    if (mp) out.add(mp.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))));
+  }
+  return out;
+}
+
 // bash builtins only, run inside the sandbox as its first process: reads the mount table, then for
-// each pin finds the deepest mount above it (the workspace's bind, another pin, a file system
-// mounted inside the workspace) and asks for a mount at the pin's path with that mount's device
-// and the pin's path continued from that mount's root. Then execs the command (argv after --).
+// each path finds the deepest mount above it (the workspace's bind, a pin, a file system mounted
+// inside the workspace) and asks for a mount at the path with that mount's device and the path
+// continued from that mount's root — read-only for a read-only bind (R:). Then execs the command.
 const CHECK = [
   'P=(); while [ "$1" != -- ]; do P+=("$1"); shift; done; shift; A=("$@")',
   // mapfile reads the table in one go (`read` takes a /proc file a byte at a time: ~2 ms).
   'mapfile -t L < /proc/self/mountinfo; set -f; n=0',
-  'for l in "${L[@]}"; do set -- $l; D[n]=$3; R[n]=$4; M[n]=$5; n=$((n+1)); done',
-  'for p in "${P[@]}"; do b=-1; bl=-1',
+  'for l in "${L[@]}"; do set -- $l; D[n]=$3; R[n]=$4; M[n]=$5; O[n]=$6; n=$((n+1)); done',
+  'for e in "${P[@]}"; do f=${e%%:*}; p=${e#*:}; b=-1; bl=-1',
   '  for ((j=0; j<n; j++)); do k=${M[j]}; if [[ $k != "$p" && ( $k == / || $p == "$k"/* ) ]] && (( ${#k} >= bl )); then b=$j; bl=${#k}; fi; done',
   '  ok=; if (( b >= 0 )); then k=${M[b]}; rel=${p:${#k}}; [[ $k == / ]] && rel=$p; want=${R[b]%/}$rel',
-  '    for ((j=0; j<n; j++)); do [[ ${M[j]} == "$p" && ${D[j]} == "${D[b]}" && ${R[j]} == "$want" ]] && ok=1; done; fi',
-  `  if [ -z "$ok" ]; then echo "toolgate: the sandbox did not start as asked: $p is not bound onto itself (was a folder swapped for a link while it started?); the command was not run. Run it again." >&2; exit ${PIN_CHECK_FAILED}; fi`,
+  '    for ((j=0; j<n; j++)); do [[ ${M[j]} == "$p" && ${D[j]} == "${D[b]}" && ${R[j]} == "$want" && ( $f == P || ${O[j]} == ro* ) ]] && ok=1; done; fi',
+  `  if [ -z "$ok" ]; then echo "toolgate: the sandbox did not start as asked: $p is not bound onto itself$([ "$f" = R ] && echo ' read-only') (was a folder swapped for a link while it started?); the command was not run. Run it again." >&2; exit ${PIN_CHECK_FAILED}; fi`,
   'done; set +f; exec "${A[@]}"',
 ].join('\n');
 
-/** The argv that checks the pins, then runs `argv`. */
-export function withPinCheck(pins: string[], argv: string[]): string[] {
-  return ['/bin/bash', '--norc', '--noprofile', '-c', CHECK, 'toolgate-pin-check', ...pins.map(mountinfoPath), '--', ...argv];
+/** The argv that checks the read-write pins and the read-only binds of paths onto themselves, then runs `argv` (as it is when there is nothing to check). */
+export function withPinCheck(pins: string[], readonly: string[], argv: string[]): string[] {
+  if (pins.length + readonly.length === 0) return argv;
+  return ['/bin/bash', '--norc', '--noprofile', '-c', CHECK, 'toolgate-pin-check', ...pins.map((p) => `P:${mountinfoPath(p)}`), ...readonly.map((p) => `R:${mountinfoPath(p)}`), '--', ...argv];
 }

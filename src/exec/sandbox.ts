@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync, chmodSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withPinCheck } from './pin-check.js';
+import { mountPoints, withPinCheck } from './pin-check.js';
 
 export type SandboxBackend = 'bwrap' | 'none';
 
@@ -15,7 +15,7 @@ export function detectBwrap(): Promise<string | null> {
     if (process.platform !== 'linux' || process.env.TOOLGATE_SANDBOX?.trim().toLowerCase() === 'none') { resolve(null); return; }
     const bin = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find((p) => existsSync(p));
     if (!bin) { resolve(null); return; }
-    execFile(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...procReadOnly().flatMap((p) => ['--ro-bind', p, p]), '--tmpfs', '/tmp',
+    execFile(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--remount-ro', '/proc',
       '--unshare-net', '--cap-drop', 'ALL', '--unshare-ipc', '--unshare-pid',
       '--die-with-parent', '--new-session', '--', '/bin/sh', '-c', 'exit 0'], { timeout: 5000 }, (err) => resolve(err ? null : bin));
   });
@@ -57,6 +57,8 @@ const PROTECTED_IN_ROOT: Array<[string, 'file' | 'dir']> = [
 ];
 const SECRET_DIRS = ['.ssh', '.aws', '.gnupg'];
 const SECRET_FILES = ['.netrc', '.npmrc', '.env'];
+/** Hidden in HOME only (a project may well have a `.docker` folder): credentials and container engines' sockets (review 32). */
+const HOME_ONLY_DIRS = ['.docker', '.kube', '.colima', '.rd', '.lima'];
 
 export interface SandboxSpec {
   bin: string;
@@ -98,18 +100,17 @@ export const BWRAP_OWN_DIRS: readonly string[] = ['/tmp', '/dev'];
  */
 export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; created: string[] } {
   const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-  // The kernel's settings, read-only: bwrap leaves /proc/sys writable (its access(W_OK) test on the
-  // folder fails), and sysctl files check the owner bits, not a capability: a command of a server
-  // run as root set kernel.core_pattern to a program of its own, run as host root (review 31).
-  for (const p of procReadOnly()) a.push('--ro-bind', p, p);
   // Host services' sockets (the session bus runs what it is sent outside the sandbox; docker.sock,
   // the system bus for root): --unshare-net does not cut a Unix socket that has a path (review 31).
-  a.push(...hideRuntime(s));
+  const runtime = hideRuntime(s);
+  a.push(...runtime.args);
+  const hiddenAlready = (p: string) => runtime.hidden.some((h) => p === h || p.startsWith(`${h}/`));
   for (const r of s.roots) a.push('--bind', r, r);
   // Every folder above a hidden path is bound onto itself first: a mount point cannot be renamed
   // or removed, so no command (`mv a b`, `os.rename` in a script) carries a hidden folder out
   // from under the rule that hides it. Later read-only binds still apply on top.
-  const pins = ancestorsToPin(s);
+  const hostMounts = s.secretPaths?.length || s.readonlyPaths?.length || s.protectedAbs.length ? mountPoints() : new Set<string>();
+  const pins = ancestorsToPin(s, hostMounts);
   for (const p of pins) a.push('--bind', p, p);
   const created: string[] = [];
   const blank = placeholders();
@@ -119,15 +120,16 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
   const readonly = (s.readonlyPaths ?? []).filter((p) => !inStandIn(p));
   const roSelf: string[] = [];
   const underRo = (p: string) => roSelf.some((ro) => p === ro || p.startsWith(`${ro}/`));
-  const roBind = (p: string) => { if (underRo(p)) return; a.push('--ro-bind', p, p); roSelf.push(p); };
+  const roBind = (p: string) => { if (underRo(p) || hiddenAlready(p)) return; a.push('--ro-bind', p, p); roSelf.push(p); };
   const mask = (p: string) => {
-    if (masked.has(p)) return;
+    // Under a hidden runtime folder: already out of sight (and its tmpfs turns read-only last).
+    if (masked.has(p) || hiddenAlready(p)) return;
     const k = kindOf(p);
     if (k === 'dir') a.push('--tmpfs', p, '--remount-ro', p);
     else if (k === 'file') a.push('--ro-bind', blank.file, p);
     if (k) masked.add(p);
   };
-  for (const d of SECRET_DIRS) mask(path.join(s.home, d));
+  for (const d of [...SECRET_DIRS, ...HOME_ONLY_DIRS]) mask(path.join(s.home, d));
   for (const f of SECRET_FILES) mask(path.join(s.home, f));
   const extraDeny = s.extraDeny.filter(isLiteral).map(literalPattern);
   const extraProtect = s.extraProtect.filter(isLiteral).map(literalPattern);
@@ -167,22 +169,32 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
   if (!s.network) a.push('--unshare-net');
   // No capability inside, also for a server run as root (bwrap keeps the caller's otherwise: a
   // command could unmount, remount / read-write and write the host; review 30).
+  // The kernel's settings and the rest of /proc, read-only: bwrap leaves /proc/sys writable (its
+  // access(W_OK) test on the folder fails), and sysctl files check the owner bits, not a
+  // capability: a command of a server run as root set kernel.core_pattern to a program of its own,
+  // run as host root (review 31). The sandbox's own /proc, made read-only last: binding the host's
+  // /proc/sys brought its binfmt_misc automount point along (review 32).
+  a.push('--remount-ro', '/proc');
+  for (const d of runtime.hidden) a.push('--remount-ro', d);
   // Own System V IPC and POSIX message queues: the host's shared memory is not the command's (review 31).
   a.push('--cap-drop', 'ALL', '--unshare-ipc', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', s.cwd, '--',
     // bwrap follows a link swapped in for a pinned folder meanwhile: the sandbox checks its pins first (pin-check.ts).
-    ...(pins.length ? withPinCheck(pins, argv) : argv));
+    ...withPinCheck(pins, roSelf.filter((p) => s.roots.some((r) => p.startsWith(`${r}/`)) && !hostMounts.has(p)), argv));
   return { args: a, created };
 }
 
 /** Folders strictly between a root and each hidden path inside it, outermost first, none under a read-only path. */
-function ancestorsToPin(s: SandboxSpec): string[] {
+function ancestorsToPin(s: SandboxSpec, hostMounts: ReadonlySet<string>): string[] {
   const out = new Set<string>();
   const ro = [...(s.readonlyPaths ?? []), ...s.protectedAbs];
   const underRo = (p: string) => ro.some((x) => p === x || p.startsWith(`${x}/`));
-  for (const hidden of s.secretPaths ?? []) {
-    const root = s.roots.find((r) => hidden.startsWith(`${r}/`));
+  // Above a hidden path, and above a read-only one (a nested repository's .git, sub/.vscode): a
+  // folder another sandbox could exchange for a link while bwrap mounts would carry the read-only
+  // bind away from the real .git (review 32).
+  for (const inner of [...(s.secretPaths ?? []), ...ro]) {
+    const root = s.roots.find((r) => inner.startsWith(`${r}/`));
     if (!root) continue;
-    const parts = hidden.slice(root.length + 1).split('/').slice(0, -1);
+    const parts = inner.slice(root.length + 1).split('/').slice(0, -1);
     let cur = root;
     for (const part of parts) {
       cur = `${cur}/${part}`;
@@ -192,45 +204,44 @@ function ancestorsToPin(s: SandboxSpec): string[] {
       let st;
       try { st = lstatSync(cur); } catch { break; }
       if (!st.isDirectory()) break;
-      out.add(cur);
+      // A mount point of the host is one in every sandbox already (it cannot be renamed there).
+      if (!hostMounts.has(cur)) out.add(cur);
     }
   }
   return [...out].sort();
 }
 
-/** Parts of the host's /proc a command's root could write without a capability; those present, found once. */
-let procRo: string[] | undefined;
-function procReadOnly(): string[] {
-  return procRo ??= ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs', '/proc/pressure', '/proc/mtrr', '/proc/acpi', '/proc/scsi', '/proc/driver']
-    .filter((p) => existsSync(p));
-}
+/** Where host services keep Unix sockets, besides /run and the user's runtime folder (review 32: LXD, Incus, MySQL). */
+const SOCKET_DIRS = ['/var/snap/lxd/common/lxd', '/var/lib/lxd', '/var/lib/incus', '/var/lib/mysql'];
 
 /**
- * Empty, read-only folders over /run (and /var/run when it is a folder of its own) and over the
- * user's runtime folder ($XDG_RUNTIME_DIR): where host services keep their sockets. With network
- * allowed, the folder /etc/resolv.conf leads to under /run is bound back (name lookups). A folder
- * holding a root is left alone (the roots are bound after, but the cwd and home must stay).
+ * Empty folders over /run (and /var/run when it is a folder of its own), the user's runtime folder
+ * ($XDG_RUNTIME_DIR) and SOCKET_DIRS: where host services keep their Unix sockets. bwrapArgs makes
+ * them read-only last (after the masks, which skip paths below them). With network allowed, the
+ * folder /etc/resolv.conf leads to under /run is bound back (name lookups). A folder that holds a
+ * root or HOME, or lies in one, is left alone. A deny list: a socket elsewhere stays reachable.
  */
-function hideRuntime(s: SandboxSpec): string[] {
-  const out: string[] = [];
+function hideRuntime(s: SandboxSpec): { args: string[]; hidden: string[] } {
+  const args: string[] = [];
   const xdg = process.env.XDG_RUNTIME_DIR;
-  const dirs = ['/run', '/var/run', ...(xdg && path.isAbsolute(xdg) ? [path.resolve(xdg)] : [])];
+  const dirs = ['/run', '/var/run', ...(xdg && path.isAbsolute(xdg) ? [path.resolve(xdg)] : []), ...SOCKET_DIRS];
   const hidden: string[] = [];
   for (const d of dirs) {
     let st;
     try { st = lstatSync(d); } catch { continue; }
     if (!st.isDirectory() || hidden.some((h) => d === h || d.startsWith(`${h}/`))) continue;
     if ([...s.roots, s.home].some((r) => r === d || r.startsWith(`${d}/`) || d.startsWith(`${r}/`))) continue;
-    out.push('--tmpfs', d);
+    args.push('--tmpfs', d);
     hidden.push(d);
   }
   if (s.network) {
     let conf: string | undefined;
-    try { conf = path.dirname(realpathSync('/etc/resolv.conf')); } catch { /* none */ }
-    if (conf && hidden.some((h) => conf.startsWith(`${h}/`))) out.push('--ro-bind', conf, conf);
+    try { conf = realpathSync('/etc/resolv.conf'); } catch { /* none */ }
+    // The folder of the file bwrap finds there, or the file itself when it lies right in a hidden folder.
+    const back = conf && hidden.some((h) => conf.startsWith(`${h}/`)) ? (hidden.includes(path.dirname(conf)) ? conf : path.dirname(conf)) : undefined;
+    if (back) args.push('--ro-bind', back, back);
   }
-  for (const d of hidden) out.push('--remount-ro', d);
-  return out;
+  return { args, hidden };
 }
 
 /** True for a stand-in, or a path inside one. */
