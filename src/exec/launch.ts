@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolError } from '../core/errors.js';
@@ -106,8 +107,11 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
         ? 'The workspace is too large to find every secret or protected path to mask in the sandbox; use a smaller workspace.'
         : `The workspace holds ${masks.hide.length + masks.readonly.length} secret, denied or protected paths, more than the sandbox masks (${MAX_SECRET_MOUNTS}); move some out or narrow the workspace.`);
     }
+    // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets. One
+    // missing inside a root (HOME in the workspace) is made first: a mask needs something to cover,
+    // and a command could otherwise create it and store a grant for every tool (review 33).
+    for (const p of rules.deniedAbs) if (ctx.workspace.roots.some((r) => p.startsWith(`${r}/`))) makePrivateDir(p);
     const b = bwrapArgs({
-      // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets.
       // Saved output of every session (spills) is masked too: a command is not the session that got the storage_ref.
       secretPaths: [...masks.hide, ...(approved ? [] : masks.ask), ...rules.deniedAbs, ...(ctx.workspace.spills?.dirs ?? [])], readonlyPaths: masks.readonly,
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
@@ -205,4 +209,12 @@ function tooLongForExec(argv: string[], line: boolean): void {
       : `An argument is ${bytes} bytes in UTF-8, and Linux takes at most ${MAX_ARG_BYTES - 1} bytes in one: pass the data in a file or on stdin.`,
       { details: { bytes, max: MAX_ARG_BYTES - 1 } });
   }
+}
+
+/** A folder of the user's (0700; its missing parents as mkdir -p makes them), when it is missing. */
+function makePrivateDir(p: string): void {
+  try {
+    mkdirSync(path.dirname(p), { recursive: true });
+    mkdirSync(p, { mode: 0o700 });
+  } catch { /* there already, or not makeable: the mask finds what is there */ }
 }

@@ -34,19 +34,21 @@ export function mountPoints(): Set<string> {
   return out;
 }
 
-// bash builtins only, run inside the sandbox as its first process: reads the mount table, then for
-// each path finds the deepest mount above it (the workspace's bind, a pin, a file system mounted
-// inside the workspace) and asks for a mount at the path with that mount's device and the path
-// continued from that mount's root — read-only for a read-only bind (R:). Then execs the command.
+// bash builtins only, run inside the sandbox as its first process: reads the mount table (indexed
+// by mount point), then for each path finds the deepest mount above it (the workspace's bind, a pin,
+// a file system mounted inside the workspace; the top one of those stacked at that point) and asks
+// for a mount at the path with that mount's device and the path continued from that mount's root —
+// read-only for a read-only bind (R:). Then execs the command. Linear in paths × depth (review 33:
+// every path against every mount took 14 s for 600 nested .git folders).
 const CHECK = [
   'P=(); while [ "$1" != -- ]; do P+=("$1"); shift; done; shift; A=("$@")',
   // mapfile reads the table in one go (`read` takes a /proc file a byte at a time: ~2 ms).
-  'mapfile -t L < /proc/self/mountinfo; set -f; n=0',
-  'for l in "${L[@]}"; do set -- $l; D[n]=$3; R[n]=$4; M[n]=$5; O[n]=$6; n=$((n+1)); done',
-  'for e in "${P[@]}"; do f=${e%%:*}; p=${e#*:}; b=-1; bl=-1',
-  '  for ((j=0; j<n; j++)); do k=${M[j]}; if [[ $k != "$p" && ( $k == / || $p == "$k"/* ) ]] && (( ${#k} >= bl )); then b=$j; bl=${#k}; fi; done',
-  '  ok=; if (( b >= 0 )); then k=${M[b]}; rel=${p:${#k}}; [[ $k == / ]] && rel=$p; want=${R[b]%/}$rel',
-  '    for ((j=0; j<n; j++)); do [[ ${M[j]} == "$p" && ${D[j]} == "${D[b]}" && ${R[j]} == "$want" && ( $f == P || ${O[j]} == ro* ) ]] && ok=1; done; fi',
+  'mapfile -t L < /proc/self/mountinfo; set -f; n=0; declare -A I',
+  'for l in "${L[@]}"; do set -- $l; D[n]=$3; R[n]=$4; M[n]=$5; O[n]=$6; I[$5]+=" $n"; n=$((n+1)); done',
+  'for e in "${P[@]}"; do f=${e%%:*}; p=${e#*:}; b=-1; q=$p',
+  '  while [[ $q != / ]]; do q=${q%/*}; [[ -z $q ]] && q=/; if [[ -n ${I[$q]-} ]]; then set -- ${I[$q]}; b=${!#}; break; fi; done',
+  '  ok=; if (( b >= 0 )); then rel=${p:${#q}}; [[ $q == / ]] && rel=$p; want=${R[b]%/}$rel',
+  '    for j in ${I[$p]-}; do [[ ${D[j]} == "${D[b]}" && ${R[j]} == "$want" && ( $f == P || ${O[j]} == ro* ) ]] && ok=1; done; fi',
   `  if [ -z "$ok" ]; then echo "toolgate: the sandbox did not start as asked: $p is not bound onto itself$([ "$f" = R ] && echo ' read-only') (was a folder swapped for a link while it started?); the command was not run. Run it again." >&2; exit ${PIN_CHECK_FAILED}; fi`,
   'done; set +f; exec "${A[@]}"',
 ].join('\n');

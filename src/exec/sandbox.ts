@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync, chmodSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync, chmodSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { mountPoints, withPinCheck } from './pin-check.js';
+import { hideRuntime } from './sandbox-hide.js';
 
 export type SandboxBackend = 'bwrap' | 'none';
 
@@ -110,7 +111,12 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
   // or removed, so no command (`mv a b`, `os.rename` in a script) carries a hidden folder out
   // from under the rule that hides it. Later read-only binds still apply on top.
   const hostMounts = s.secretPaths?.length || s.readonlyPaths?.length || s.protectedAbs.length ? mountPoints() : new Set<string>();
-  const pins = ancestorsToPin(s, hostMounts);
+  const extraDeny = s.extraDeny.filter(isLiteral).map(literalPattern);
+  const extraProtect = s.extraProtect.filter(isLiteral).map(literalPattern);
+  const prot: Array<[string, 'file' | 'dir']> = [...PROTECTED_IN_ROOT, ...extraProtect.map((p): [string, 'dir'] => [p, 'dir'])];
+  // The folders above a protected path are pinned too: a stand-in below a plain folder went with it
+  // when a command renamed that folder, and the path could then be made (review 33).
+  const pins = ancestorsToPin(s, hostMounts, s.roots.flatMap((r) => prot.map(([rel]) => path.join(r, rel))));
   for (const p of pins) a.push('--bind', p, p);
   const created: string[] = [];
   const blank = placeholders();
@@ -131,8 +137,6 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
   };
   for (const d of [...SECRET_DIRS, ...HOME_ONLY_DIRS]) mask(path.join(s.home, d));
   for (const f of SECRET_FILES) mask(path.join(s.home, f));
-  const extraDeny = s.extraDeny.filter(isLiteral).map(literalPattern);
-  const extraProtect = s.extraProtect.filter(isLiteral).map(literalPattern);
   for (const r of s.roots) {
     for (const d of SECRET_DIRS) mask(path.join(r, d));
     for (const f of SECRET_FILES) mask(path.join(r, f));
@@ -143,7 +147,6 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
     for (const p of extraDeny) mask(path.join(r, p));
     // A stand-in another sandbox made (the index sees it as a protected path) is bound and held as a stand-in below.
     for (const p of readonly) if (p.startsWith(r + '/') && kindOf(p)) roBind(p);
-    const prot: Array<[string, 'file' | 'dir']> = [...PROTECTED_IN_ROOT, ...extraProtect.map((p): [string, 'dir'] => [p, 'dir'])];
     const blanked: string[] = [];
     for (const [rel, kind] of prot) {
       const p = path.join(r, rel);
@@ -156,9 +159,13 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
         const k = kindOf(p);
         if (k) { roBind(p); continue; }
       }
-      created.push(...standInChain(r, rel));
-      a.push('--ro-bind', kind === 'dir' ? blank.dir : blank.file, p);
-      blanked.push(p);
+      // A missing folder above it gets the stand-in instead (an empty read-only folder): nothing can
+      // be made below it, and as a mount point it cannot be renamed (review 33).
+      const chain = standInChain(r, rel);
+      const at = chain[0] !== undefined && chain[0] !== p ? chain[0] : p;
+      created.push(at);
+      a.push('--ro-bind', at !== p || kind === 'dir' ? blank.dir : blank.file, at);
+      blanked.push(at);
     }
   }
   for (const p of s.protectedAbs) if (kindOf(p)) roBind(p);
@@ -184,14 +191,14 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
 }
 
 /** Folders strictly between a root and each hidden path inside it, outermost first, none under a read-only path. */
-function ancestorsToPin(s: SandboxSpec, hostMounts: ReadonlySet<string>): string[] {
+function ancestorsToPin(s: SandboxSpec, hostMounts: ReadonlySet<string>, protectedInRoots: string[]): string[] {
   const out = new Set<string>();
   const ro = [...(s.readonlyPaths ?? []), ...s.protectedAbs];
   const underRo = (p: string) => ro.some((x) => p === x || p.startsWith(`${x}/`));
   // Above a hidden path, and above a read-only one (a nested repository's .git, sub/.vscode): a
   // folder another sandbox could exchange for a link while bwrap mounts would carry the read-only
   // bind away from the real .git (review 32).
-  for (const inner of [...(s.secretPaths ?? []), ...ro]) {
+  for (const inner of [...(s.secretPaths ?? []), ...ro, ...protectedInRoots]) {
     const root = s.roots.find((r) => inner.startsWith(`${r}/`));
     if (!root) continue;
     const parts = inner.slice(root.length + 1).split('/').slice(0, -1);
@@ -209,39 +216,6 @@ function ancestorsToPin(s: SandboxSpec, hostMounts: ReadonlySet<string>): string
     }
   }
   return [...out].sort();
-}
-
-/** Where host services keep Unix sockets, besides /run and the user's runtime folder (review 32: LXD, Incus, MySQL). */
-const SOCKET_DIRS = ['/var/snap/lxd/common/lxd', '/var/lib/lxd', '/var/lib/incus', '/var/lib/mysql'];
-
-/**
- * Empty folders over /run (and /var/run when it is a folder of its own), the user's runtime folder
- * ($XDG_RUNTIME_DIR) and SOCKET_DIRS: where host services keep their Unix sockets. bwrapArgs makes
- * them read-only last (after the masks, which skip paths below them). With network allowed, the
- * folder /etc/resolv.conf leads to under /run is bound back (name lookups). A folder that holds a
- * root or HOME, or lies in one, is left alone. A deny list: a socket elsewhere stays reachable.
- */
-function hideRuntime(s: SandboxSpec): { args: string[]; hidden: string[] } {
-  const args: string[] = [];
-  const xdg = process.env.XDG_RUNTIME_DIR;
-  const dirs = ['/run', '/var/run', ...(xdg && path.isAbsolute(xdg) ? [path.resolve(xdg)] : []), ...SOCKET_DIRS];
-  const hidden: string[] = [];
-  for (const d of dirs) {
-    let st;
-    try { st = lstatSync(d); } catch { continue; }
-    if (!st.isDirectory() || hidden.some((h) => d === h || d.startsWith(`${h}/`))) continue;
-    if ([...s.roots, s.home].some((r) => r === d || r.startsWith(`${d}/`) || d.startsWith(`${r}/`))) continue;
-    args.push('--tmpfs', d);
-    hidden.push(d);
-  }
-  if (s.network) {
-    let conf: string | undefined;
-    try { conf = realpathSync('/etc/resolv.conf'); } catch { /* none */ }
-    // The folder of the file bwrap finds there, or the file itself when it lies right in a hidden folder.
-    const back = conf && hidden.some((h) => conf.startsWith(`${h}/`)) ? (hidden.includes(path.dirname(conf)) ? conf : path.dirname(conf)) : undefined;
-    if (back) args.push('--ro-bind', back, back);
-  }
-  return { args, hidden };
 }
 
 /** True for a stand-in, or a path inside one. */
