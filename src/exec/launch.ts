@@ -14,6 +14,7 @@ import { markingOn, markScript } from './mark.js';
 import { Running, viaStarter, type Exit } from './run.js';
 import { BWRAP_OWN_DIRS, bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
 import { MAX_SECRET_MOUNTS } from './secret-scan.js';
+import { withKeyringFilter } from './seccomp.js';
 import { sandboxMasks } from './masks.js';
 
 export interface LaunchInput {
@@ -117,8 +118,8 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
       protectedAbs: rules.protectedAbs, extraDeny: ctx.policy.data.paths.deny, extraProtect: ctx.policy.data.paths.protect,
     }, argv);
-    file0 = choice.bin!;
-    args = b.args;
+    // No kernel keyring calls inside (review 33): the filter goes to bwrap on a descriptor.
+    ({ file: file0, args } = withKeyringFilter(choice.bin!, b.args));
     release = holdMountPoints(b.created);
   }
   const rec: ProcRecord = {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { mountPoints, withPinCheck } from './pin-check.js';
 import { hideRuntime } from './sandbox-hide.js';
+import { withKeyringFilter } from './seccomp.js';
 
 export type SandboxBackend = 'bwrap' | 'none';
 
@@ -16,9 +17,11 @@ export function detectBwrap(): Promise<string | null> {
     if (process.platform !== 'linux' || process.env.TOOLGATE_SANDBOX?.trim().toLowerCase() === 'none') { resolve(null); return; }
     const bin = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find((p) => existsSync(p));
     if (!bin) { resolve(null); return; }
-    execFile(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--remount-ro', '/proc',
+    // The probe runs what every command gets, the keyring filter included (seccomp.ts).
+    const probe = withKeyringFilter(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--remount-ro', '/proc',
       '--unshare-net', '--cap-drop', 'ALL', '--unshare-ipc', '--unshare-pid',
-      '--die-with-parent', '--new-session', '--', '/bin/sh', '-c', 'exit 0'], { timeout: 5000 }, (err) => resolve(err ? null : bin));
+      '--die-with-parent', '--new-session', '--', '/bin/sh', '-c', 'exit 0']);
+    execFile(probe.file, probe.args, { timeout: 5000 }, (err) => resolve(err ? null : bin));
   });
   return probe;
 }
