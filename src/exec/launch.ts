@@ -12,7 +12,8 @@ import { ProcessTable, type ProcRecord } from './processes.js';
 import { withoutChannel } from './inherited-fds.js';
 import { markingOn, markScript } from './mark.js';
 import { Running, viaStarter, type Exit } from './run.js';
-import { BWRAP_OWN_DIRS, bwrapArgs, chooseBackend, holdMountPoints } from './sandbox.js';
+import { BWRAP_OWN_DIRS, bwrapArgs, chooseBackend, holdMountPoints, protectedPaths } from './sandbox.js';
+import { linkOnTheWay, realOrSelf, shown } from './sandbox-links.js';
 import { MAX_SECRET_MOUNTS } from './secret-scan.js';
 import { withKeyringFilter } from './seccomp.js';
 import { sandboxMasks } from './masks.js';
@@ -108,18 +109,26 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
         ? 'The workspace is too large to find every secret or protected path to mask in the sandbox; use a smaller workspace.'
         : `The workspace holds ${masks.hide.length + masks.readonly.length} secret, denied or protected paths, more than the sandbox masks (${MAX_SECRET_MOUNTS}); move some out or narrow the workspace.`);
     }
+    const roots = ctx.workspace.roots;
+    // No mount holds a link: a protected or private path reached through one is refused (review 34).
+    const link = linkOnTheWay(roots, [...protectedPaths(roots, ctx.policy.data.paths.protect), ...masks.readonly, ...rules.deniedAbs, ...rules.protectedAbs]);
+    if (link) {
+      throw new ToolError('ToolNotAllowed', `${shown(roots, link.link)} is a symbolic link on the way to ${shown(roots, link.path)}, which the sandbox keeps from commands; a command could replace the link and make that path its own, and no mount can hold a link. Replace the link with what it points to, or move it out of the workspace (for toolgate's own state, set XDG_STATE_HOME outside it).`,
+        { details: { link: link.link, path: link.path } });
+    }
     // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets. One
     // missing inside a root (HOME in the workspace) is made first: a mask needs something to cover,
     // and a command could otherwise create it and store a grant for every tool (review 33).
-    for (const p of rules.deniedAbs) if (ctx.workspace.roots.some((r) => p.startsWith(`${r}/`))) makePrivateDir(p);
+    for (const p of rules.deniedAbs) if (roots.some((r) => p.startsWith(`${r}/`))) makePrivateDir(p);
     const b = bwrapArgs({
       // Saved output of every session (spills) is masked too: a command is not the session that got the storage_ref.
-      secretPaths: [...masks.hide, ...(approved ? [] : masks.ask), ...rules.deniedAbs, ...(ctx.workspace.spills?.dirs ?? [])], readonlyPaths: masks.readonly,
+      // The private paths as they really are: one named through an absolute link failed every command (review 34).
+      secretPaths: [...masks.hide, ...(approved ? [] : masks.ask), ...new Set(rules.deniedAbs.map(realOrSelf)), ...(ctx.workspace.spills?.dirs ?? [])], readonlyPaths: masks.readonly,
       bin: choice.bin!, roots: ctx.workspace.roots, cwd: input.cwd, home, network: networkAllowed(ctx, input.plan),
       protectedAbs: rules.protectedAbs, extraDeny: ctx.policy.data.paths.deny, extraProtect: ctx.policy.data.paths.protect,
     }, argv);
     // No kernel keyring calls inside (review 33): the filter goes to bwrap on a descriptor.
-    ({ file: file0, args } = withKeyringFilter(choice.bin!, b.args));
+    ({ file: file0, args } = withKeyringFilter(choice.bin!, b.args, roots));
     release = holdMountPoints(b.created);
   }
   const rec: ProcRecord = {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { mountPoints, withPinCheck } from './pin-check.js';
 import { hideRuntime } from './sandbox-hide.js';
-import { withKeyringFilter } from './seccomp.js';
+import { privateBase, withKeyringFilter } from './seccomp.js';
 
 export type SandboxBackend = 'bwrap' | 'none';
 
@@ -35,11 +35,13 @@ export async function chooseBackend(setting: 'auto' | 'bwrap' | 'none'): Promise
   return { backend: 'none' };
 }
 
-// Empty, read-only stand-ins bound over protected paths that do not exist yet.
+// Empty, read-only stand-ins bound over protected paths that do not exist yet; in a folder no
+// root holds (a command could write into them otherwise, and other sandboxes would show it, review 34).
 let blanks: { file: string; dir: string } | undefined;
-function placeholders(): { file: string; dir: string } {
-  if (blanks && existsSync(blanks.file) && existsSync(blanks.dir)) return blanks;
-  const base = mkdtempSync(path.join(os.tmpdir(), 'toolgate-blank-'));
+function placeholders(roots: readonly string[]): { file: string; dir: string } {
+  const baseDir = privateBase(roots) ?? os.tmpdir();
+  if (blanks && blanks.file.startsWith(`${baseDir}/`) && existsSync(blanks.file) && existsSync(blanks.dir)) return blanks;
+  const base = mkdtempSync(path.join(baseDir, 'toolgate-blank-'));
   const file = path.join(base, 'empty');
   const dir = path.join(base, 'emptydir');
   writeFileSync(file, '');
@@ -59,6 +61,12 @@ const PROTECTED_IN_ROOT: Array<[string, 'file' | 'dir']> = [
   ['.bash_profile', 'file'], ['.gitconfig', 'file'], ['.mcp.json', 'file'], ['.claude', 'dir'], ['.cursor', 'dir'],
   ['.vscode', 'dir'], ['.idea', 'dir'], ['.codex', 'dir'], ['.gemini', 'dir'], ['.toolgate', 'dir'],
 ];
+/** Every protected path a root holds by name (the defaults, then the policy's literal paths.protect). */
+export function protectedPaths(roots: readonly string[], extraProtect: readonly string[]): string[] {
+  const rels = [...PROTECTED_IN_ROOT.map(([rel]) => rel), ...extraProtect.filter(isLiteral).map(literalPattern)];
+  return roots.flatMap((r) => rels.map((rel) => path.join(r, rel)));
+}
+
 const SECRET_DIRS = ['.ssh', '.aws', '.gnupg'];
 const SECRET_FILES = ['.netrc', '.npmrc', '.env'];
 /** Hidden in HOME only (a project may well have a `.docker` folder): credentials and container engines' sockets (review 32). */
@@ -103,7 +111,8 @@ export const BWRAP_OWN_DIRS: readonly string[] = ['/tmp', '/dev'];
  * so they cannot be created. Returns the mount points that bwrap may create on the host.
  */
 export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; created: string[] } {
-  const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  const blank = placeholders(s.roots);
+  const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...keyLists(blank.file), '--tmpfs', '/tmp'];
   // Host services' sockets (the session bus runs what it is sent outside the sandbox; docker.sock,
   // the system bus for root): --unshare-net does not cut a Unix socket that has a path (review 31).
   const runtime = hideRuntime(s);
@@ -122,7 +131,6 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
   const pins = ancestorsToPin(s, hostMounts, s.roots.flatMap((r) => prot.map(([rel]) => path.join(r, rel))));
   for (const p of pins) a.push('--bind', p, p);
   const created: string[] = [];
-  const blank = placeholders();
   // Each mount costs bwrap ~0.1–0.2 ms: a path is masked once, and a read-only bind of a path
   // onto itself is skipped below a folder already bound read-only onto itself (same content).
   const masked = new Set<string>();
@@ -162,6 +170,10 @@ export function bwrapArgs(s: SandboxSpec, argv: string[]): { args: string[]; cre
         const k = kindOf(p);
         if (k) { roBind(p); continue; }
       }
+      // Below a file (`.github` a file, `.github/workflows` protected): nothing can be made there
+      // while the file is; the file is bound read-only so it stays (bwrap cannot mount below it).
+      const file = fileOnTheWay(r, rel);
+      if (file) { roBind(file); continue; }
       // A missing folder above it gets the stand-in instead (an empty read-only folder): nothing can
       // be made below it, and as a mount point it cannot be renamed (review 33).
       const chain = standInChain(r, rel);
@@ -219,6 +231,25 @@ function ancestorsToPin(s: SandboxSpec, hostMounts: ReadonlySet<string>, protect
     }
   }
   return [...out].sort();
+}
+
+/** /proc/keys and /proc/key-users list the keys of the server's uid, names included: read as empty (review 34). */
+let keyFiles: string[] | undefined;
+function keyLists(empty: string): string[] {
+  keyFiles ??= ['/proc/keys', '/proc/key-users'].filter((f) => existsSync(f));
+  return keyFiles.flatMap((f) => ['--ro-bind', empty, f]);
+}
+
+/** The first part of root/rel above its last that exists and is not a folder, or null. */
+function fileOnTheWay(root: string, rel: string): string | null {
+  let cur = root;
+  for (const part of rel.split('/').slice(0, -1)) {
+    cur = path.join(cur, part);
+    let st;
+    try { st = lstatSync(cur); } catch { return null; }
+    if (!st.isDirectory()) return cur;
+  }
+  return null;
 }
 
 /** True for a stand-in, or a path inside one. */

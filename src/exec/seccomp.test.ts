@@ -26,11 +26,11 @@ function run(arch: number, nr: number): number {
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050001;
 
-test('keyring calls are refused with EPERM, their neighbours and other architectures are not', () => {
+test('keyring and io_uring calls are refused with EPERM, their neighbours and other architectures are not', () => {
   const cases: Array<[string, number, number[], number[]]> = [
-    ['x86_64', 0xc000003e, [248, 249, 250, 0x40000000 + 248, 0x40000000 + 250], [0, 1, 59, 247, 251, 0x40000000 + 251]],
-    ['i386', 0x40000003, [286, 287, 288], [11, 285, 289]],
-    ['aarch64', 0xc00000b7, [217, 218, 219], [63, 64, 216, 220, 221]],
+    ['x86_64', 0xc000003e, [248, 249, 250, 0x40000000 + 248, 0x40000000 + 250, 425, 426, 427, 0x40000000 + 425], [0, 1, 59, 247, 251, 0x40000000 + 251, 424, 428, 435]],
+    ['i386', 0x40000003, [286, 287, 288, 425, 427], [11, 285, 289, 424, 428]],
+    ['aarch64', 0xc00000b7, [217, 218, 219, 425, 426, 427], [63, 64, 216, 220, 221, 424, 428]],
   ];
   for (const [name, arch, refused, allowed] of cases) {
     for (const nr of refused) assert.equal(run(arch, nr), EPERM, `${name} ${nr}`);

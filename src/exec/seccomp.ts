@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -20,33 +20,39 @@ const AND = 0x54; // BPF_ALU | BPF_AND | BPF_K
 const RET = 0x06; // BPF_RET | BPF_K
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050000 | 1; // SECCOMP_RET_ERRNO | EPERM
-const ARCH = { x86_64: 0xc000003e, i386: 0x40000003, aarch64: 0xc00000b7 };
-/** add_key, request_key, keyctl are consecutive on each architecture: the first of them. */
-const FIRST = { x86_64: 248, i386: 286, aarch64: 217 };
+const ARCH = { x86_64: 0xc000003e, i386: 0x40000003, aarch64: 0xc00000b7 } as const;
+/**
+ * Refused per architecture, as [first, last] ranges: add_key, request_key, keyctl (consecutive on
+ * each), and io_uring_setup/enter/register (425–427 everywhere: kernel surface Docker's default
+ * profile refuses too, review 34).
+ */
+export const REFUSED: Record<keyof typeof ARCH, Array<[number, number]>> = {
+  x86_64: [[248, 250], [425, 427]],
+  i386: [[286, 288], [425, 427]],
+  aarch64: [[217, 219], [425, 427]],
+};
 
 type Ins = [code: number, jt: number, jf: number, k: number];
+interface Sym { code: number; k: number; jt?: string; jf?: string; label?: string }
 
 /** The program, as its 8-byte instructions; jumps count the instructions they skip. */
 export function keyringProgram(): Ins[] {
-  return [
-    [LD_ABS, 0, 0, 4], //                          0: arch
-    [JEQ, 3, 0, ARCH.x86_64], //                   1: → 5
-    [JEQ, 6, 0, ARCH.i386], //                     2: → 9
-    [JEQ, 8, 0, ARCH.aarch64], //                  3: → 12
-    [RET, 0, 0, ALLOW], //                         4: another architecture
-    [LD_ABS, 0, 0, 0], //                          5: nr (x86-64)
-    [AND, 0, 0, 0xbfffffff], //                    6: without the x32 bit
-    [JGE, 0, 8, FIRST.x86_64], //                  7: below → 16
-    [JGT, 7, 6, FIRST.x86_64 + 2], //              8: above → 16, else → 15
-    [LD_ABS, 0, 0, 0], //                          9: nr (i386)
-    [JGE, 0, 5, FIRST.i386], //                   10
-    [JGT, 4, 3, FIRST.i386 + 2], //               11
-    [LD_ABS, 0, 0, 0], //                         12: nr (aarch64)
-    [JGE, 0, 2, FIRST.aarch64], //                13
-    [JGT, 1, 0, FIRST.aarch64 + 2], //            14
-    [RET, 0, 0, EPERM], //                        15
-    [RET, 0, 0, ALLOW], //                        16
-  ];
+  const p: Sym[] = [{ code: LD_ABS, k: 4 }];
+  for (const a of Object.keys(ARCH) as Array<keyof typeof ARCH>) p.push({ code: JEQ, k: ARCH[a], jt: a });
+  p.push({ code: RET, k: ALLOW }); // another architecture
+  for (const a of Object.keys(ARCH) as Array<keyof typeof ARCH>) {
+    p.push({ code: LD_ABS, k: 0, label: a });
+    if (a === 'x86_64') p.push({ code: AND, k: 0xbfffffff }); // the x32 bit off
+    REFUSED[a].forEach(([lo, hi], n) => {
+      const next = n + 1 < REFUSED[a].length ? `${a}-${n + 1}` : 'allow';
+      p.push({ code: JGE, k: lo, jf: next, label: n > 0 ? `${a}-${n}` : undefined });
+      p.push({ code: JGT, k: hi, jt: next, jf: 'deny' });
+    });
+  }
+  p.push({ code: RET, k: EPERM, label: 'deny' }, { code: RET, k: ALLOW, label: 'allow' });
+  const at = new Map(p.flatMap((x, i) => (x.label ? [[x.label, i] as const] : [])));
+  const off = (i: number, l?: string) => (l === undefined ? 0 : at.get(l)! - i - 1);
+  return p.map((x, i) => [x.code, off(i, x.jt), off(i, x.jf), x.k]);
 }
 
 export function keyringFilter(): Buffer {
@@ -61,26 +67,68 @@ export function keyringFilter(): Buffer {
   return b;
 }
 
-let file: string | undefined;
+const made = new Map<string, string>();
+let exitHook = false;
 
-/** The filter in a private file (written once per process), or null where it does not apply. */
-export function keyringFilterFile(): string | null {
+/**
+ * The filter in a private file, or null where it does not apply. Written once per folder it lives
+ * in, and looked at again before each use (owner, modes, content): bwrap reads it for every
+ * command. Its folder is the temp dir unless that lies in a workspace root — a sandboxed command
+ * writes there, and could replace the filter for the next command (review 34) — then /tmp.
+ */
+export function keyringFilterFile(roots: readonly string[] = []): string | null {
   if (process.platform !== 'linux' || os.endianness() !== 'LE' || !['x64', 'arm64', 'ia32'].includes(process.arch)) return null;
-  if (file && existsSync(file)) return file;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-seccomp-'));
-  const f = path.join(dir, 'keyring.bpf');
-  writeFileSync(f, keyringFilter(), { mode: 0o444 });
-  chmodSync(dir, 0o500);
-  file = f;
-  return f;
+  const base = privateBase(roots);
+  if (!base) return null;
+  const want = keyringFilter();
+  const known = made.get(base);
+  if (known && stillOurs(known, want)) return known;
+  try {
+    const dir = mkdtempSync(path.join(base, 'toolgate-seccomp-'));
+    const f = path.join(dir, 'keyring.bpf');
+    writeFileSync(f, want, { mode: 0o444 });
+    chmodSync(dir, 0o500);
+    made.set(base, f);
+    if (!exitHook) {
+      exitHook = true;
+      process.on('exit', () => { for (const m of made.values()) { try { chmodSync(path.dirname(m), 0o700); rmSync(path.dirname(m), { recursive: true, force: true }); } catch { /* gone */ } } });
+    }
+    return f;
+  } catch {
+    return null; // a temp dir that cannot be written: no filter (as where it does not apply)
+  }
+}
+
+/** A folder for toolgate's own files that no workspace root holds: the temp dir, else /tmp, /var/tmp. */
+export function privateBase(roots: readonly string[]): string | null {
+  for (const c of [os.tmpdir(), '/tmp', '/var/tmp']) {
+    let real: string;
+    try { real = realpathSync(c); } catch { continue; }
+    if (!roots.some((r) => real === r || real.startsWith(`${r}/`) || r === '/')) return real;
+  }
+  return null;
+}
+
+/** The file and its folder are this process's user's, closed to others and unchanged. */
+function stillOurs(f: string, want: Buffer): boolean {
+  try {
+    const uid = process.getuid?.();
+    for (const p of [path.dirname(f), f]) {
+      const st = lstatSync(p);
+      if (st.isSymbolicLink() || st.uid !== uid || (st.mode & 0o222) !== 0) return false;
+    }
+    return readFileSync(f).equals(want);
+  } catch {
+    return false;
+  }
 }
 
 /**
  * bwrap with the filter: bwrap takes it from a descriptor, so a shell opens the file on fd 9 and
  * becomes bwrap (one exec, ~0.3 ms). `args` are bwrap's. Without a filter, bwrap as it is.
  */
-export function withKeyringFilter(bwrap: string, args: string[]): { file: string; args: string[] } {
-  const f = keyringFilterFile();
+export function withKeyringFilter(bwrap: string, args: string[], roots: readonly string[] = []): { file: string; args: string[] } {
+  const f = keyringFilterFile(roots);
   if (!f) return { file: bwrap, args };
   return { file: '/bin/sh', args: ['-c', 'f=$1; shift; exec "$0" --seccomp 9 "$@" 9<"$f"', bwrap, f, ...args] };
 }
