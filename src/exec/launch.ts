@@ -13,9 +13,9 @@ import { withoutChannel } from './inherited-fds.js';
 import { markingOn, markScript } from './mark.js';
 import { Running, viaStarter, type Exit } from './run.js';
 import { BWRAP_OWN_DIRS, bwrapArgs, chooseBackend, holdMountPoints, protectedPaths } from './sandbox.js';
-import { linkOnTheWay, realOrSelf, shown } from './sandbox-links.js';
+import { linkOnTheWay, linkOutOfProtected, notAFolderOnTheWay, realOrSelf, shown } from './sandbox-links.js';
 import { MAX_SECRET_MOUNTS } from './secret-scan.js';
-import { withKeyringFilter } from './seccomp.js';
+import { privateBase, withKeyringFilter } from './seccomp.js';
 import { sandboxMasks } from './masks.js';
 
 export interface LaunchInput {
@@ -110,16 +110,7 @@ export async function launch(input: LaunchInput, ctx: ToolContext): Promise<Proc
         : `The workspace holds ${masks.hide.length + masks.readonly.length} secret, denied or protected paths, more than the sandbox masks (${MAX_SECRET_MOUNTS}); move some out or narrow the workspace.`);
     }
     const roots = ctx.workspace.roots;
-    // No mount holds a link: a protected or private path reached through one is refused (review 34).
-    const link = linkOnTheWay(roots, [...protectedPaths(roots, ctx.policy.data.paths.protect), ...masks.readonly, ...rules.deniedAbs, ...rules.protectedAbs]);
-    if (link) {
-      throw new ToolError('ToolNotAllowed', `${shown(roots, link.link)} is a symbolic link on the way to ${shown(roots, link.path)}, which the sandbox keeps from commands; a command could replace the link and make that path its own, and no mount can hold a link. Replace the link with what it points to, or move it out of the workspace (for toolgate's own state, set XDG_STATE_HOME outside it).`,
-        { details: { link: link.link, path: link.path } });
-    }
-    // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets. One
-    // missing inside a root (HOME in the workspace) is made first: a mask needs something to cover,
-    // and a command could otherwise create it and store a grant for every tool (review 33).
-    for (const p of rules.deniedAbs) if (roots.some((r) => p.startsWith(`${r}/`))) makePrivateDir(p);
+    refuseUnsafeLayout(roots, [...protectedPaths(roots, ctx.policy.data.paths.protect), ...masks.readonly], rules.deniedAbs, rules.protectedAbs);
     const b = bwrapArgs({
       // Saved output of every session (spills) is masked too: a command is not the session that got the storage_ref.
       // The private paths as they really are: one named through an absolute link failed every command (review 34).
@@ -227,4 +218,32 @@ function makePrivateDir(p: string): void {
     mkdirSync(path.dirname(p), { recursive: true });
     mkdirSync(p, { mode: 0o700 });
   } catch { /* there already, or not makeable: the mask finds what is there */ }
+}
+
+/**
+ * What no sandbox can hold, refused before one starts (reviews 34, 35), each with what to do:
+ * a link on the way to a protected or private path (no mount holds a link); a link in a protected
+ * folder that leads into a root; a private path (the user's toolgate state, HOME in the workspace)
+ * with a file on its way; no temp folder outside the roots for the sandbox's own files.
+ */
+function refuseUnsafeLayout(roots: readonly string[], protectedInRoots: string[], privateAbs: readonly string[], protectedAbs: readonly string[]): void {
+  const refuse = (why: string, fix: string, details: Record<string, unknown>) => {
+    throw new ToolError('ToolNotAllowed', `${why}: a command could put its own files there, and the sandbox cannot hold it. ${fix}`, { details });
+  };
+  const isPrivate = (p: string) => privateAbs.includes(p);
+  const link = linkOnTheWay(roots, [...protectedInRoots, ...privateAbs, ...protectedAbs]);
+  if (link) {
+    const what = link.link === link.path ? `${shown(roots, link.link)} is a symbolic link` : `${shown(roots, link.link)} is a symbolic link on the way to ${shown(roots, link.path)}`;
+    refuse(`${what}, which the sandbox keeps from commands (no mount can hold a link)`,
+      isPrivate(link.path) ? 'Replace the link with the folder it points to, or set XDG_STATE_HOME to a folder outside the workspace.' : 'Replace the link with what it points to, or move it out of the workspace.', { ...link });
+  }
+  const below = linkOutOfProtected(roots, protectedInRoots);
+  if (below) refuse(`${shown(roots, below.link)}, in a folder the sandbox keeps read-only, is a link to ${shown(roots, below.to)}, which commands may write`, 'Replace the link with a copy of what it points to, or move the target out of the workspace.', { ...below });
+  // The user's toolgate state and runtime dir (grants, pins, sockets) are masked like secrets. One
+  // missing inside a root (HOME in the workspace) is made first: a mask needs something to cover,
+  // and a command could otherwise create it and store a grant for every tool (review 33).
+  for (const p of privateAbs) if (roots.some((r) => p.startsWith(`${r}/`))) makePrivateDir(p);
+  const file = notAFolderOnTheWay(roots, privateAbs);
+  if (file) refuse(`${shown(roots, file.part)} is not a folder, on the way to toolgate's own ${shown(roots, file.path)}`, 'Remove it, or set XDG_STATE_HOME to a folder outside the workspace.', { ...file });
+  if (!privateBase(roots)) refuse('Every temp folder (TMPDIR, /tmp, /var/tmp) lies in a workspace root, and the sandbox keeps its own files (the seccomp filter, empty stand-ins) in one', 'Set TMPDIR to a folder outside the workspace.', { roots });
 }

@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -26,6 +26,65 @@ export function linkOnTheWay(roots: readonly string[], paths: readonly string[])
       try { st = lstatSync(cur); } catch { break; }
       if (st.isSymbolicLink()) return { path: p, link: cur };
       if (!st.isDirectory()) break;
+    }
+  }
+  return null;
+}
+
+/**
+ * A private path inside a root (the user's toolgate state with HOME in the workspace) must be a
+ * folder reached through folders only, once made: a *file* on the way left it unmade and unmasked,
+ * and a command replaced the file by folders of its own (review 35). The first part that is not a
+ * folder, or null.
+ */
+export function notAFolderOnTheWay(roots: readonly string[], paths: readonly string[]): { path: string; part: string } | null {
+  for (const p of paths) {
+    const root = roots.find((r) => p.startsWith(`${r}/`));
+    if (!root) continue;
+    let cur = root;
+    for (const part of p.slice(root.length + 1).split('/')) {
+      if (part === '' || part === '.') continue;
+      cur = `${cur}/${part}`;
+      let st;
+      try { st = lstatSync(cur); } catch { return { path: p, part: cur }; }
+      if (!st.isDirectory()) return { path: p, part: cur };
+    }
+  }
+  return null;
+}
+
+/**
+ * A link inside a protected folder that leads into a root (review 35): the folder is bound
+ * read-only, which holds the link, but not what it leads to — `.vscode/tasks.json` a link to
+ * `shared/tasks.json`, a nested repository's `.git/hooks` a link to `../githooks`. In `.git`, only
+ * what git runs or reads config from is looked at (hooks, config, commondir); other protected
+ * folders to a bounded depth and size. A link that leads out of every root is fine (read-only).
+ */
+export function linkOutOfProtected(roots: readonly string[], folders: readonly string[]): { link: string; to: string } | null {
+  const inRoot = (p: string) => roots.some((r) => p === r || p.startsWith(`${r}/`));
+  const check = (p: string): { link: string; to: string } | null => {
+    let st;
+    try { st = lstatSync(p); } catch { return null; }
+    if (!st.isSymbolicLink()) return null;
+    let to: string;
+    try { to = realpathSync(p); } catch { return null; } // dangling: leads nowhere writable
+    return inRoot(to) ? { link: p, to } : null;
+  };
+  for (const f of folders) {
+    const names = path.basename(f) === '.git' ? ['hooks', 'config', 'commondir'] : null;
+    const stack: Array<[string, number]> = names ? names.map((n) => [`${f}/${n}`, 1]) : [[f, 0]];
+    let seen = 0;
+    while (stack.length && seen < 2000) {
+      const [p, depth] = stack.pop()!;
+      seen++;
+      const hit = depth > 0 ? check(p) : null;
+      if (hit) return hit;
+      let st;
+      try { st = lstatSync(p); } catch { continue; }
+      if (!st.isDirectory() || depth >= 4) continue;
+      let entries: string[] = [];
+      try { entries = readdirSync(p); } catch { continue; }
+      for (const e of entries) stack.push([`${p}/${e}`, depth + 1]);
     }
   }
   return null;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync, chmodSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync, chmodSync, readdirSync, rmdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { mountPoints, withPinCheck } from './pin-check.js';
@@ -39,7 +39,8 @@ export async function chooseBackend(setting: 'auto' | 'bwrap' | 'none'): Promise
 // root holds (a command could write into them otherwise, and other sandboxes would show it, review 34).
 let blanks: { file: string; dir: string } | undefined;
 function placeholders(roots: readonly string[]): { file: string; dir: string } {
-  const baseDir = privateBase(roots) ?? os.tmpdir();
+  const baseDir = privateBase(roots);
+  if (!baseDir) throw new Error('every temp folder lies in a workspace root: no private place for the stand-ins'); // launch() refuses first
   if (blanks && blanks.file.startsWith(`${baseDir}/`) && existsSync(blanks.file) && existsSync(blanks.dir)) return blanks;
   const base = mkdtempSync(path.join(baseDir, 'toolgate-blank-'));
   const file = path.join(base, 'empty');
@@ -49,6 +50,8 @@ function placeholders(roots: readonly string[]): { file: string; dir: string } {
   mkdirSync(dir);
   chmodSync(dir, 0o555);
   blanks = { file, dir };
+  // Removed with the process (one folder per server was left in the temp dir, review 35).
+  process.once('exit', () => { try { chmodSync(dir, 0o700); rmSync(base, { recursive: true, force: true }); } catch { /* gone */ } });
   return blanks;
 }
 

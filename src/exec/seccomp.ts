@@ -79,7 +79,8 @@ let exitHook = false;
 export function keyringFilterFile(roots: readonly string[] = []): string | null {
   if (process.platform !== 'linux' || os.endianness() !== 'LE' || !['x64', 'arm64', 'ia32'].includes(process.arch)) return null;
   const base = privateBase(roots);
-  if (!base) return null;
+  // Fail closed: launch() refuses such a layout first, with what to do (review 35).
+  if (!base) throw new Error('every temp folder lies in a workspace root: no private place for the seccomp filter');
   const want = keyringFilter();
   const known = made.get(base);
   if (known && stillOurs(known, want)) return known;

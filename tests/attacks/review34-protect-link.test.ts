@@ -32,7 +32,7 @@ for (const c of cases) {
     const env = await h.call('run_command', { command: 'bash x.sh' });
     // Refused before anything runs (no mount can hold the link), saying which link and what to do.
     assert.equal(env.error?.code, 'ToolNotAllowed', JSON.stringify(env));
-    assert.match(env.error!.message, new RegExp(`^${c.link.replace('.', '\\.')} is a symbolic link on the way to .*Replace the link`));
+    assert.match(env.error!.message, new RegExp(`^${c.link.replace('.', '\\.')} is a symbolic link.*Replace the link`));
     const made = existsSync(path.join(ws, c.write)) && !lstatSync(path.join(ws, c.link)).isSymbolicLink();
     assert.equal(made, false, `a sandboxed command created the protected ${c.write}: ${JSON.stringify(env.data)}`);
   });
