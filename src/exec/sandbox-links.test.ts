@@ -40,3 +40,20 @@ test('the way to a protected or private path: a link refuses; a private path mus
   mkdirSync(`${ws}/home/.local/state/toolgate`, { recursive: true });
   assert.equal(notAFolderOnTheWay([ws], [`${ws}/home/.local/state/toolgate`]), null);
 });
+
+test('review 36: a link whose target is itself protected is fine; a dangling one into a root, one through a link in a root, a hard link are not', (t) => {
+  const { dir, cleanup } = tempDir('tg-links3-');
+  t.after(cleanup);
+  const ws = realpathSync(dir);
+  mkdirSync(`${ws}/.claude/rules`, { recursive: true });
+  mkdirSync(`${ws}/.cursor`);
+  mkdirSync(`${ws}/.git/hooks`, { recursive: true });
+  symlinkSync('../.claude/rules', `${ws}/.cursor/rules`);
+  writeFileSync(`${ws}/.git/hooks/overcommit-hook`, '#!/bin/sh\n');
+  symlinkSync('overcommit-hook', `${ws}/.git/hooks/pre-commit`);
+  const prot = [`${ws}/.claude`, `${ws}/.cursor`, `${ws}/.git`, `${ws}/.vscode`];
+  assert.equal(linkOutOfProtected([ws], prot), null);
+  mkdirSync(`${ws}/.vscode`);
+  symlinkSync('../missing/tasks.json', `${ws}/.vscode/tasks.json`);
+  assert.deepEqual(linkOutOfProtected([ws], prot), { link: `${ws}/.vscode/tasks.json`, to: `${ws}/missing/tasks.json` });
+});

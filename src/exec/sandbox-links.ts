@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -56,35 +56,39 @@ export function notAFolderOnTheWay(roots: readonly string[], paths: readonly str
 /**
  * A link inside a protected folder that leads into a root (review 35): the folder is bound
  * read-only, which holds the link, but not what it leads to — `.vscode/tasks.json` a link to
- * `shared/tasks.json`, a nested repository's `.git/hooks` a link to `../githooks`. In `.git`, only
- * what git runs or reads config from is looked at (hooks, config, commondir); other protected
- * folders to a bounded depth and size. A link that leads out of every root is fine (read-only).
+ * `shared/tasks.json`, a nested repository's `.git/hooks` a link to `../githooks`. "Leads into a
+ * root" as written too, not only where it ends (review 36): a dangling target in a root is one a
+ * command can make, and one through a link in a root (`shared -> /elsewhere`) is one it can
+ * re-point. A target inside another protected path is read-only itself and fine. A hard-linked
+ * file is the same file under a writable name (review 36). In `.git`, only what git runs or reads
+ * config from is looked at (hooks, config, commondir); other protected folders breadth first, to a
+ * bounded depth and number of entries (the first levels are what tools read).
  */
 export function linkOutOfProtected(roots: readonly string[], folders: readonly string[]): { link: string; to: string } | null {
-  const inRoot = (p: string) => roots.some((r) => p === r || p.startsWith(`${r}/`));
-  const check = (p: string): { link: string; to: string } | null => {
-    let st;
-    try { st = lstatSync(p); } catch { return null; }
-    if (!st.isSymbolicLink()) return null;
-    let to: string;
-    try { to = realpathSync(p); } catch { return null; } // dangling: leads nowhere writable
-    return inRoot(to) ? { link: p, to } : null;
+  const under = (p: string, bases: readonly string[]) => bases.some((r) => p === r || p.startsWith(`${r}/`));
+  const writable = (p: string) => under(p, roots) && !under(p, folders);
+  const check = (p: string, st: import('node:fs').Stats): { link: string; to: string } | null => {
+    if (!st.isSymbolicLink()) return st.isFile() && st.nlink > 1 ? { link: p, to: '(a hard link: the same file under another name)' } : null;
+    let written: string;
+    try { written = path.resolve(path.dirname(p), readlinkSync(p)); } catch { return null; }
+    if (writable(written)) return { link: p, to: written };
+    let real: string | undefined;
+    try { real = realpathSync(p); } catch { /* dangling, out of every root as written */ }
+    return real && writable(real) ? { link: p, to: real } : null;
   };
   for (const f of folders) {
     const names = path.basename(f) === '.git' ? ['hooks', 'config', 'commondir'] : null;
-    const stack: Array<[string, number]> = names ? names.map((n) => [`${f}/${n}`, 1]) : [[f, 0]];
-    let seen = 0;
-    while (stack.length && seen < 2000) {
-      const [p, depth] = stack.pop()!;
-      seen++;
-      const hit = depth > 0 ? check(p) : null;
-      if (hit) return hit;
+    const queue: Array<[string, number]> = names ? names.map((n) => [`${f}/${n}`, 1]) : [[f, 0]];
+    for (let q = 0; q < queue.length && q < 5000; q++) {
+      const [p, depth] = queue[q]!;
       let st;
       try { st = lstatSync(p); } catch { continue; }
+      const hit = depth > 0 ? check(p, st) : null;
+      if (hit) return hit;
       if (!st.isDirectory() || depth >= 4) continue;
       let entries: string[] = [];
       try { entries = readdirSync(p); } catch { continue; }
-      for (const e of entries) stack.push([`${p}/${e}`, depth + 1]);
+      for (const e of entries) queue.push([`${p}/${e}`, depth + 1]);
     }
   }
   return null;

@@ -95,8 +95,9 @@ export function keyringFilterFile(roots: readonly string[] = []): string | null 
       process.on('exit', () => { for (const m of made.values()) { try { chmodSync(path.dirname(m), 0o700); rmSync(path.dirname(m), { recursive: true, force: true }); } catch { /* gone */ } } });
     }
     return f;
-  } catch {
-    return null; // a temp dir that cannot be written: no filter (as where it does not apply)
+  } catch (e) {
+    // Fail closed (review 36): no command runs without the filter where it applies.
+    throw new Error(`could not write the seccomp filter under ${base}: ${(e as Error).message}`);
   }
 }
 
