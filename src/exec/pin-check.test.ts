@@ -45,6 +45,26 @@ test('the pin check runs the command when each pin is its own folder, and refuse
   }
 });
 
+test('a command\'s own bash script gets the check in front: same $0, $#, line numbers, no name left; refused the same way', async (t) => {
+  const bwrap = await detectBwrap();
+  if (!bwrap) { t.skip('no usable bubblewrap'); return; }
+  const { dir, cleanup } = tempDir('tg-pininline-');
+  t.after(cleanup);
+  const ws = realpathSync(dir);
+  for (const d of ["it's", 'elsewhere']) mkdirSync(`${ws}/${d}`);
+  const script = 'echo "$0" "$#" "$(type -t __tg_pc)" "$-"\n)';
+  const argv = withPinCheck([`${ws}/it's`], [], ['/bin/bash', '--norc', '--noprofile', '-c', script]);
+  assert.equal(argv.length, 5, 'no second bash');
+  const run = (binds: string[]) => spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', ws, ws, ...binds, '--cap-drop', 'ALL', '--unshare-pid', '--', ...argv], { encoding: 'utf8' });
+  const good = run(['--bind', `${ws}/it's`, `${ws}/it's`]);
+  // The script's own syntax error is still on its line 2; nothing of the check is left.
+  assert.equal(good.stdout, '/bin/bash 0  hBc\n');
+  assert.match(good.stderr, /line 2: syntax error/);
+  const bad = run(['--bind', `${ws}/elsewhere`, `${ws}/it's`]);
+  assert.equal(bad.status, PIN_CHECK_FAILED, bad.stderr);
+  assert.equal(bad.stdout, '');
+});
+
 test('withPinCheck leaves argv as it is when there is nothing to check', () => {
   assert.deepEqual(withPinCheck([], [], ['/bin/true']), ['/bin/true']);
 });
