@@ -13,7 +13,10 @@ test('foreground commands in flight when their session is disposed leave no proc
   try {
     const before = process.listenerCount('exit');
     const calls = Array.from({ length: 3 }, () => h.call('run_command', { command: 'sleep 5' }));
-    await new Promise((r) => setTimeout(r, 500));
+    // Until the three are running (a fixed 500 ms was too short on a loaded machine: the first one starts the starter).
+    for (let waited = 0; waited < 10_000 && !(h.session.resources.has('toolgate/processes') && ProcessTable.of(h.session).runningCount() === 3); waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assert.ok(h.session.resources.has('toolgate/processes'), 'the runs are in the session\'s table');
     await h.session.dispose();
     const envs = await Promise.all(calls);
