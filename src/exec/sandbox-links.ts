@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -16,19 +16,27 @@ import path from 'node:path';
  */
 export function linkOnTheWay(roots: readonly string[], paths: readonly string[]): { path: string; link: string } | null {
   for (const p of paths) {
-    const root = roots.find((r) => p.startsWith(`${r}/`));
-    if (!root) continue;
-    let cur = root;
-    for (const part of p.slice(root.length + 1).split('/')) {
-      if (part === '' || part === '.') continue;
-      cur = `${cur}/${part}`;
-      let st;
-      try { st = lstatSync(cur); } catch { break; }
+    for (const [cur, st] of partsInRoot(roots, p)) {
+      if (!st) break;
       if (st.isSymbolicLink()) return { path: p, link: cur };
       if (!st.isDirectory()) break;
     }
   }
   return null;
+}
+
+/** Each part of `p` below the root that holds it, outermost first, with its lstat (null: missing). None when no root holds it. */
+function* partsInRoot(roots: readonly string[], p: string): Generator<[string, Stats | null]> {
+  const root = roots.find((r) => p.startsWith(`${r}/`));
+  if (!root) return;
+  let cur = root;
+  for (const part of p.slice(root.length + 1).split('/')) {
+    if (part === '' || part === '.') continue;
+    cur = `${cur}/${part}`;
+    let st: Stats | null = null;
+    try { st = lstatSync(cur); } catch { /* missing */ }
+    yield [cur, st];
+  }
 }
 
 /**
@@ -39,16 +47,7 @@ export function linkOnTheWay(roots: readonly string[], paths: readonly string[])
  */
 export function notAFolderOnTheWay(roots: readonly string[], paths: readonly string[]): { path: string; part: string } | null {
   for (const p of paths) {
-    const root = roots.find((r) => p.startsWith(`${r}/`));
-    if (!root) continue;
-    let cur = root;
-    for (const part of p.slice(root.length + 1).split('/')) {
-      if (part === '' || part === '.') continue;
-      cur = `${cur}/${part}`;
-      let st;
-      try { st = lstatSync(cur); } catch { return { path: p, part: cur }; }
-      if (!st.isDirectory()) return { path: p, part: cur };
-    }
+    for (const [cur, st] of partsInRoot(roots, p)) if (!st?.isDirectory()) return { path: p, part: cur };
   }
   return null;
 }
